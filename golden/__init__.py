@@ -1,0 +1,23 @@
+"""The bit-exact numpy golden model: format descriptors, encode/decode, flags, the random generator."""
+
+from .formats import ROUNDING_MODES, SOURCES, Flag, FloatFormat, get_format, list_formats, source_of
+from .minifloat import code_dtype, decode, decode_bits, encode, encode_flags, encode_with_flags
+from .rng import DEFAULT_RAND_BITS, random_bits
+
+__all__ = [
+    "DEFAULT_RAND_BITS",
+    "Flag",
+    "FloatFormat",
+    "ROUNDING_MODES",
+    "SOURCES",
+    "code_dtype",
+    "decode",
+    "decode_bits",
+    "encode",
+    "encode_flags",
+    "encode_with_flags",
+    "get_format",
+    "list_formats",
+    "random_bits",
+    "source_of",
+]

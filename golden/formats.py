@@ -1,0 +1,239 @@
+"""Format descriptors and the registry.
+
+One frozen dataclass describes a scalar floating-point format; everything else (limits, code classes,
+widths of the RTL ports, rows of the reports) is derived from it. Bit counts are stated exactly:
+
+* ``ebits``: exponent field bits.
+* ``mbits``: explicit mantissa (trailing significand) field bits. The hidden bit is **not** counted,
+  so the precision in bits is ``mbits + 1`` for normal numbers.
+* ``bits``: the whole code, ``sign + ebits + mbits``.
+
+Special-value conventions (``nan``):
+
+* ``"ieee"``: exponent all ones with mantissa 0 is ±Inf, any other mantissa is NaN (FP32, FP16, BF16,
+  OCP E5M2).
+* ``"fn"``: no infinities; the only NaN codes are S.1…1.1…1 (OCP E4M3, "finite + NaN").
+* ``"fnuz"``: no infinities, no negative zero; the single NaN is the code 1000…0 (Graphcore/AMD FNUZ).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import IntFlag
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "Flag",
+    "FloatFormat",
+    "ROUNDING_MODES",
+    "SOURCES",
+    "get_format",
+    "list_formats",
+    "register",
+]
+
+
+class Flag(IntFlag):
+    """Exception flags; the same bit layout in the golden model and in the RTL ``flags`` port."""
+
+    INVALID = 1  #: NaN operand, or no definable result (an infinity the format cannot hold)
+    DENORMAL = 2  #: the source operand was subnormal
+    OVERFLOW = 4  #: a finite operand rounded beyond the largest finite value
+    UNDERFLOW = 8  #: non-zero operand, delivered result below the smallest normal, and inexact
+    INEXACT = 16  #: the delivered result differs from the operand
+
+
+#: Rounding mode names and the code each has on a runtime ``mode`` port (stable across formats).
+ROUNDING_MODES = {"rne": 0, "ta": 1, "rtz": 2, "sr": 3, "hr": 4}
+
+_NAN_STYLES = ("ieee", "fn", "fnuz")
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """A sign/exponent/mantissa floating-point format.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    ebits : int
+        Exponent field width.
+    mbits : int
+        Explicit mantissa field width (hidden bit not counted).
+    bias : int
+        Exponent bias: a normal code with exponent field ``e`` has value ``2**(e - bias) * 1.m``.
+    nan : str
+        Special-value convention, one of ``"ieee"``, ``"fn"``, ``"fnuz"``.
+    roundings : tuple of str
+        Rounding modes the encoder offers.
+    dtype : numpy dtype or None
+        The numpy dtype holding this format exactly, for source formats.
+    title : str
+        Human-readable description for ``fpforge formats``.
+    """
+
+    name: str
+    ebits: int
+    mbits: int
+    bias: int
+    nan: str = "ieee"
+    roundings: tuple[str, ...] = ("rne", "ta", "rtz", "sr")
+    dtype: object = None
+    title: str = ""
+
+    def __post_init__(self):
+        if self.nan not in _NAN_STYLES:
+            raise ValueError(f"nan style must be one of {', '.join(_NAN_STYLES)}, not {self.nan!r}")
+        if self.ebits < 1 or self.mbits < 0:
+            raise ValueError(f"bad field widths ebits={self.ebits!r} mbits={self.mbits!r}")
+        for r in self.roundings:
+            if r not in ROUNDING_MODES:
+                raise ValueError(f"unknown rounding mode {r!r}")
+
+    kind = "float"
+
+    # -- widths -------------------------------------------------------------------------------
+    @property
+    def bits(self) -> int:
+        """Total code width (sign + exponent + mantissa)."""
+        return 1 + self.ebits + self.mbits
+
+    @property
+    def precision(self) -> int:
+        """Significand precision of normal numbers, hidden bit included."""
+        return self.mbits + 1
+
+    @property
+    def sign_mask(self) -> int:
+        return 1 << (self.bits - 1)
+
+    @property
+    def exp_max_field(self) -> int:
+        return (1 << self.ebits) - 1
+
+    # -- specials -----------------------------------------------------------------------------
+    @property
+    def has_inf(self) -> bool:
+        return self.nan == "ieee"
+
+    @property
+    def has_neg_zero(self) -> bool:
+        return self.nan != "fnuz"
+
+    @property
+    def max_code(self) -> int:
+        """Magnitude code (sign bit clear) of the largest finite value."""
+        if self.nan == "ieee":
+            return (self.exp_max_field << self.mbits) - 1
+        if self.nan == "fn":
+            return (1 << (self.bits - 1)) - 2
+        return (1 << (self.bits - 1)) - 1
+
+    @property
+    def inf_code(self) -> int | None:
+        """Magnitude code of +Inf, or None."""
+        return self.exp_max_field << self.mbits if self.has_inf else None
+
+    def nan_code(self, negative: bool = False) -> int:
+        """The canonical NaN this project's encoders produce (quiet, sign kept where there is one)."""
+        if self.nan == "fnuz":
+            return self.sign_mask
+        if self.nan == "fn":
+            mag = (1 << (self.bits - 1)) - 1
+        else:
+            mag = (self.exp_max_field << self.mbits) | (1 << (self.mbits - 1))
+        return mag | (self.sign_mask if negative else 0)
+
+    # -- exponents and values -------------------------------------------------------------------
+    @property
+    def emin(self) -> int:
+        """Unbiased exponent of the smallest normal number."""
+        return 1 - self.bias
+
+    @property
+    def emax(self) -> int:
+        """Unbiased exponent of the largest finite number."""
+        return (self.max_code >> self.mbits) - self.bias
+
+    @property
+    def max_value(self) -> float:
+        frac = self.max_code & ((1 << self.mbits) - 1)
+        return float(2.0**self.emax * (1 + frac / 2**self.mbits))
+
+    @property
+    def min_normal(self) -> float:
+        return float(2.0**self.emin)
+
+    @property
+    def min_subnormal(self) -> float:
+        return float(2.0 ** (self.emin - self.mbits))
+
+    def with_(self, **changes) -> "FloatFormat":
+        return dataclasses.replace(self, **changes)
+
+
+_REGISTRY: dict[str, object] = {}
+
+
+def register(fmt):
+    """Add a descriptor to the registry (names are unique)."""
+    if fmt.name in _REGISTRY:
+        raise ValueError(f"format {fmt.name!r} is already registered")
+    _REGISTRY[fmt.name] = fmt
+    return fmt
+
+
+def get_format(name):
+    """Return the descriptor registered as ``name`` (a descriptor is passed through).
+
+    Raises
+    ------
+    KeyError
+        With a message naming the valid choices.
+    """
+    if not isinstance(name, str):
+        return name
+    try:
+        return _REGISTRY[name.lower()]
+    except KeyError:
+        raise KeyError(f"unknown format {name!r}; valid formats: {', '.join(list_formats())}") from None
+
+
+def list_formats(kind: str | None = None) -> list[str]:
+    """Names of the registered formats, in registration order; ``kind="source"`` for the sources."""
+    if kind is None:
+        return list(_REGISTRY)
+    if kind == "source":
+        return list(SOURCES)
+    return [n for n, f in _REGISTRY.items() if getattr(f, "kind", None) == kind and n not in SOURCES]
+
+
+# -- the formats ---------------------------------------------------------------------------------
+FP32 = register(FloatFormat("fp32", 8, 23, 127, dtype=np.dtype(np.float32), title="IEEE 754 binary32"))
+FP16 = register(FloatFormat("fp16", 5, 10, 15, dtype=np.dtype(np.float16), title="IEEE 754 binary16"))
+BF16 = register(FloatFormat("bf16", 8, 7, 127, dtype=np.dtype(ml_dtypes.bfloat16), title="bfloat16"))
+
+#: Source (and decoder target) formats, keyed by name.
+SOURCES = {f.name: f for f in (FP32, FP16, BF16)}
+
+E4M3 = register(FloatFormat("e4m3", 4, 3, 7, nan="fn", title="OCP FP8 E4M3 (no Inf, NaN S.1111.111)"))
+E5M2 = register(FloatFormat("e5m2", 5, 2, 15, nan="ieee", title="OCP FP8 E5M2 (IEEE-like)"))
+E4M3FNUZ = register(
+    FloatFormat("e4m3fnuz", 4, 3, 8, nan="fnuz", title="FP8 E4M3 FNUZ (Graphcore/AMD: bias 8, NaN 0x80)")
+)
+E5M2FNUZ = register(
+    FloatFormat("e5m2fnuz", 5, 2, 16, nan="fnuz", title="FP8 E5M2 FNUZ (Graphcore/AMD: bias 16, NaN 0x80)")
+)
+
+
+def source_of(x) -> FloatFormat:
+    """The source format named by the dtype of ``x`` (float32, float16 or ml_dtypes.bfloat16)."""
+    dt = np.asarray(x).dtype
+    for f in SOURCES.values():
+        if dt == f.dtype:
+            return f
+    raise TypeError(f"source dtype must be float32, float16 or bfloat16, not {dt}")
