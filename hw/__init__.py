@@ -1,0 +1,20 @@
+"""Amaranth gateware generated from the golden model's descriptors."""
+
+from .convert import Decoder, Encoder
+from .generate import LINT_WAIVERS, build_unit, default_name, to_verilog
+from .pipeline import Pipeline
+from .rng import Xorshift32
+from .rounding import MODE_WIDTH, Rounder
+
+__all__ = [
+    "Decoder",
+    "Encoder",
+    "LINT_WAIVERS",
+    "MODE_WIDTH",
+    "Pipeline",
+    "Rounder",
+    "Xorshift32",
+    "build_unit",
+    "default_name",
+    "to_verilog",
+]

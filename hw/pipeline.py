@@ -1,0 +1,99 @@
+"""Wrap a combinational unit in an N-stage valid/ready stream pipeline (``amaranth.lib.stream``)."""
+
+from amaranth import Module, Shape, Signal
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import bits_for
+
+from ..golden.rng import DEFAULT_RAND_BITS
+from .rng import Xorshift32
+
+__all__ = ["Pipeline"]
+
+
+def _layout(members):
+    return data.StructLayout({name: member.shape for name, member in members})
+
+
+class Pipeline(wiring.Component):
+    """``core``'s inputs arrive as one stream payload, its outputs leave ``latency`` cycles later.
+
+    The core is combinational; its result is registered and then passes ``latency - 1`` further register
+    stages (left for retiming in the user's flow). All stages advance together unless the output holds
+    a value that is not taken (``o.valid & ~o.ready``): one value per cycle when not stalled, result
+    exactly ``latency`` cycles after its input. ``valid`` never depends on ``ready``.
+
+    A core with a ``rand`` port gets its own :class:`Xorshift32` seeded with ``seed``, stepped once per
+    accepted input, so value ``i`` uses draw ``i`` as in the golden model.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        Combinational unit with plain ``In``/``Out`` ports.
+    latency : int
+        Number of register stages, at least 1.
+    seed : int
+        Generator seed for cores with ``rand``.
+
+    Members
+    -------
+    i : In(stream.Signature(StructLayout of the core's inputs except ``rand``))
+    o : Out(stream.Signature(StructLayout of the core's outputs))
+    """
+
+    def __init__(self, core, latency=1, seed=0):
+        if not isinstance(latency, int) or latency < 1:
+            raise ValueError(f"a pipeline needs latency >= 1, not {latency!r}")
+        self._core, self._latency, self._seed = core, latency, int(seed)
+        members = core.signature.members
+        ins = [(n, m) for n, m in members.items() if m.flow == In and n != "rand"]
+        outs = [(n, m) for n, m in members.items() if m.flow == Out]
+        self._rand_bits = Shape.cast(members["rand"].shape).width if "rand" in members else 0
+        super().__init__({
+            "i": In(stream.Signature(_layout(ins))),
+            "o": Out(stream.Signature(_layout(outs))),
+        })
+
+    @property
+    def latency(self):
+        return self._latency
+
+    @property
+    def core(self):
+        return self._core
+
+    @property
+    def seed(self):
+        return self._seed
+
+    def describe(self):
+        text = f"{self._core.describe()}, stream latency {self._latency}"
+        return text + (f", seed {self._seed}" if self._rand_bits else "")
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self._core
+        members = core.signature.members
+        for name, member in members.items():
+            if member.flow == In and name != "rand":
+                m.d.comb += getattr(core, name).eq(getattr(self.i.p, name))
+
+        advance = Signal()
+        m.d.comb += [advance.eq(~self.o.valid | self.o.ready), self.i.ready.eq(advance)]
+
+        if self._rand_bits:
+            m.submodules.rng = rng = Xorshift32(self._seed, self._rand_bits)
+            m.d.comb += [core.rand.eq(rng.rand), rng.en.eq(self.i.valid & self.i.ready)]
+
+        layout = self.o.p.shape()
+        valid = [Signal(name=f"s{k}_valid") for k in range(self._latency)]
+        payload = [Signal(layout, name=f"s{k}_payload") for k in range(self._latency)]
+        with m.If(advance):
+            m.d.sync += valid[0].eq(self.i.valid)
+            for name, member in members.items():
+                if member.flow == Out:
+                    m.d.sync += getattr(payload[0], name).eq(getattr(core, name))
+            for k in range(1, self._latency):
+                m.d.sync += [valid[k].eq(valid[k - 1]), payload[k].eq(payload[k - 1])]
+        m.d.comb += [self.o.valid.eq(valid[-1]), self.o.p.eq(payload[-1])]
+        return m

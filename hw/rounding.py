@@ -1,0 +1,123 @@
+"""The shared rounding unit: round an unsigned integer right by a run-time bit count.
+
+Every encoder in fpforge reduces its job to ``q = round(sig / 2**shift)``: FP8 targets with a shift that
+depends on the operand's exponent, HiF8 with a mantissa width that depends on it too, CFloat with a
+run-time bias, MX elements with the block's shared exponent. This unit does only that step, for every
+rounding mode, exactly as the golden model does it (``fpforge.golden.minifloat``).
+"""
+
+from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..golden.formats import ROUNDING_MODES
+
+__all__ = ["MODE_WIDTH", "Rounder"]
+
+#: Width of every run-time ``mode`` port (codes from ``ROUNDING_MODES``).
+MODE_WIDTH = 3
+
+_GENERIC = ("rne", "ta", "rtz", "sr")
+
+
+class Rounder(wiring.Component):
+    """Round ``sig`` right by ``shift`` bits.
+
+    Parameters
+    ----------
+    width : int
+        Width of ``sig``.
+    shift_width : int
+        Width of ``shift``; shifts of ``width + round bits`` or more discard everything.
+    modes : tuple of str
+        Enabled rounding modes (``rne``, ``ta``, ``rtz``, ``sr``). With one mode, ``mode`` is ignored.
+    rand_bits : int
+        R, the random bits per value used by ``sr``.
+
+    Members
+    -------
+    sig : In(width)
+        The magnitude to round.
+    shift : In(shift_width)
+        How many low bits to discard.
+    mode : In(3)
+        Run-time rounding mode (``ROUNDING_MODES`` codes); codes not enabled act as ``modes[0]``.
+    rand : In(rand_bits)
+        Random bits for ``sr`` (present only when ``sr`` is enabled).
+    q : Out(width + 1)
+        ``sig >> shift`` rounded.
+    inexact : Out(1)
+        Some discarded bit was non-zero.
+    round_bit : Out(1)
+        The most significant discarded bit (the half-ulp bit); encoders with their own rules use it.
+
+    Notes
+    -----
+    ``sr`` rounds up when ``F + rand >= 2**R`` where ``F`` is the top R discarded bits (bits beyond the
+    operand read as zero): an exact value never moves, and the probability of rounding up is
+    ``F / 2**R``.
+    """
+
+    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16):
+        if width < 1:
+            raise ValueError(f"width must be positive, not {width!r}")
+        modes = tuple(modes)
+        if not modes or any(m not in _GENERIC for m in modes):
+            raise ValueError(f"modes must be drawn from {', '.join(_GENERIC)}, not {modes!r}")
+        self._width = width
+        self._modes = modes
+        self._rand_bits = rand_bits
+        self._frac_bits = rand_bits if "sr" in modes else 1
+        members = {
+            "sig": In(width),
+            "shift": In(shift_width),
+            "mode": In(MODE_WIDTH),
+            "q": Out(width + 1),
+            "inexact": Out(1),
+            "round_bit": Out(1),
+        }
+        if "sr" in modes:
+            members["rand"] = In(rand_bits)
+        super().__init__(members)
+
+    @property
+    def modes(self):
+        return self._modes
+
+    def elaborate(self, platform):
+        m = Module()
+        w, f = self._width, self._frac_bits
+        ext = Cat(Const(0, f), self.sig)  # sig << f
+        shifted = Signal(w + f)
+        m.d.comb += shifted.eq(ext >> self.shift)
+        q = shifted[f:]
+        frac = shifted[:f]
+        # Bits of ext below the kept round bits: ext[i] for i < shift.
+        below = Cat(*(self.shift > i for i in range(w + f)))
+        sticky_low = (ext & below).any()
+        sticky = sticky_low | (frac[: f - 1].any() if f > 1 else 0)
+        rbit = frac[f - 1]
+
+        ups = {
+            "rne": rbit & (sticky | q[0]),
+            "ta": rbit,
+            "rtz": Const(0, 1),
+        }
+        if "sr" in self._modes:
+            ups["sr"] = (frac + self.rand)[f]  # carry out of the R-bit add
+        up = Signal()
+        if len(self._modes) == 1:
+            m.d.comb += up.eq(ups[self._modes[0]])
+        else:
+            with m.Switch(self.mode):
+                for name in self._modes[1:]:
+                    with m.Case(ROUNDING_MODES[name]):
+                        m.d.comb += up.eq(ups[name])
+                with m.Default():
+                    m.d.comb += up.eq(ups[self._modes[0]])
+        m.d.comb += [
+            self.q.eq(q + up),
+            self.inexact.eq(frac.any() | sticky_low),
+            self.round_bit.eq(rbit),
+        ]
+        return m
