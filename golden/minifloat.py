@@ -166,7 +166,8 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand
     nan, inf = _classify(src, bits)
     subnormal = (((bits >> src.mbits) & src.exp_max_field) == 0) & ((bits & ((1 << src.mbits) - 1)) != 0)
 
-    v = np.abs(x.ravel().astype(np.float64))
+    with np.errstate(invalid="ignore"):  # signalling NaNs
+        v = np.abs(x.ravel().astype(np.float64))
     finite = ~(nan | inf)
     nonzero = finite & (v != 0)
     with np.errstate(invalid="ignore", divide="ignore"):
