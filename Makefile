@@ -1,0 +1,29 @@
+# fpforge: thin wrappers around the CLI and pytest. `make setup` then `make test` on a fresh machine.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+JOBS   ?= 2
+
+.PHONY: setup test regress bench clean
+
+setup:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m fpforge formats > /dev/null
+
+# Fast tier: golden model, gateware, synthesis and every cocotb regression of the issue on both
+# simulators (Icarus is skipped, visibly, where iverilog is missing).
+test:
+	$(PY) -m pytest -n $(JOBS) -m "not slow" tests
+
+# Long tier: >= 10M random FP32 patterns per configuration and the other exhaustive sweeps.
+regress:
+	$(PY) -m pytest -n $(JOBS) -m slow tests
+
+bench:
+	$(PY) bench/bench_golden.py
+	$(PY) bench/bench_sim.py
+
+clean:
+	rm -rf build .pytest_cache

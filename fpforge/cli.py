@@ -1,0 +1,224 @@
+"""The ``fpforge`` command line: formats, tables, Verilog generation, regressions and area reports."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+__all__ = ["main", "write_atomic"]
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def write_atomic(path, data):
+    """Write ``data`` (str or bytes) to ``path`` through a temporary file and a rename."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fpforge-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode) as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _emit(args, text):
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        write_atomic(args.output, text)
+
+
+# -- unit options shared by verilog / sim / synth --------------------------------------------------
+def _add_unit_options(p):
+    p.add_argument("unit", choices=["encoder", "decoder"], help="which unit")
+    p.add_argument("--format", "-f", required=True, help="narrow format (see `fpforge formats`)")
+    p.add_argument("--source", default="fp32", help="encoder source: fp32, fp16 or bf16 (default fp32)")
+    p.add_argument("--target", default="fp32", help="decoder target: fp32, fp16 or bf16 (default fp32)")
+    p.add_argument("--rounding", default="rne",
+                   help="rounding mode, or a comma list (adds a run-time `mode` port), or `all`")
+    p.add_argument("--saturate", action="store_true", help="overflow and ±Inf give ±max")
+    p.add_argument("--sat-port", action="store_true", help="run-time `sat` input instead of a fixed choice")
+    p.add_argument("--nan-to-zero", action="store_true", help="NaN operands encode as +0")
+    p.add_argument("--latency", type=int, default=0, help="0: combinational; N: N-stage stream pipeline")
+    p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr (default 16)")
+    p.add_argument("--seed", type=int, default=0, help="generator seed of a stream unit with sr")
+    p.add_argument("--name", default=None, help="Verilog module name")
+
+
+def _unit_kwargs(args):
+    from .golden import get_format
+    from .golden.rng import DEFAULT_RAND_BITS
+
+    fmt = get_format(args.format)
+    if args.rounding == "all":
+        rounding = tuple(fmt.roundings)
+    else:
+        rounding = tuple(r.strip() for r in args.rounding.split(",") if r.strip())
+    if args.unit == "decoder" and (args.rounding != "rne" or args.saturate or args.sat_port):
+        raise UsageError("a decoder is exact: --rounding, --saturate and --sat-port apply to encoders only")
+    if args.saturate and args.sat_port:
+        raise UsageError("choose one of --saturate (fixed) and --sat-port (run-time)")
+    return dict(
+        unit=args.unit, format=fmt.name, source=args.source, target=args.target, rounding=rounding,
+        saturate="runtime" if args.sat_port else bool(args.saturate), nan_to_zero=args.nan_to_zero,
+        latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
+    )
+
+
+def _build(args):
+    from .hw.generate import build_unit, default_name, to_verilog
+
+    kwargs = _unit_kwargs(args)
+    unit = build_unit(**kwargs)
+    name = args.name or default_name(unit)
+    return kwargs, unit, name, to_verilog(unit, name)
+
+
+# -- commands -----------------------------------------------------------------------------------------
+def cmd_formats(args):
+    from .golden import SOURCES, get_format, list_formats
+
+    rows = [("name", "bits", "E", "M", "bias", "max", "min normal", "min subnormal", "roundings", "")]
+    for name in list_formats():
+        f = get_format(name)
+        rows.append((name, str(f.bits), str(f.ebits), str(f.mbits), str(f.bias), f"{f.max_value:.6g}",
+                     f"{f.min_normal:.6g}", f"{f.min_subnormal:.6g}",
+                     "-" if name in SOURCES else ",".join(f.roundings), f.title))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 0
+
+
+def cmd_table(args):
+    from .golden import decode, get_format
+    from .golden.minifloat import _classify
+
+    fmt = get_format(args.format)
+    if args.bias is not None:
+        raise UsageError(f"format {fmt.name!r} has a fixed bias; --bias applies to CFloat formats")
+    if fmt.bits > 16:
+        raise UsageError(f"format {fmt.name!r} has {fmt.bits}-bit codes; tables list formats of up to 16 bits")
+    codes = np.arange(1 << fmt.bits)
+    vals = decode(fmt, codes).astype(np.float64)
+    nan, inf = _classify(fmt, codes)
+    exp = (codes >> fmt.mbits) & fmt.exp_max_field
+    digits = (fmt.bits + 3) // 4
+    lines = [f"# {fmt.name}: {fmt.title}", "code  bits  value  class"]
+    for c in codes:
+        if nan[c]:
+            cls = "nan"
+        elif inf[c]:
+            cls = "inf"
+        elif vals[c] == 0:
+            cls = "zero"
+        elif exp[c] == 0:
+            cls = "subnormal"
+        else:
+            cls = "normal"
+        lines.append(f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {vals[c]!r}  {cls}")
+    _emit(args, "\n".join(lines) + "\n")
+    return 0
+
+
+def cmd_verilog(args):
+    _, _, _, text = _build(args)
+    _emit(args, text)
+    return 0
+
+
+def cmd_synth(args):
+    from .synth import format_report, synthesize
+
+    kwargs, unit, name, text = _build(args)
+    report = synthesize(text, name, liberty=args.liberty)
+    report["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
+    if args.json:
+        _emit(args, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    else:
+        _emit(args, format_report(report) + "\n")
+    return 0
+
+
+def cmd_sim(args):
+    from .sim.regress import regress_unit
+
+    kwargs = _unit_kwargs(args)
+    sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
+    ok = True
+    for sim in sims:
+        result = regress_unit(kwargs, sim, vectors=args.vectors, seed=args.seed_vectors,
+                              build_root=args.build_dir)
+        print(result.summary())
+        ok &= result.passed
+    return 0 if ok else 1
+
+
+def _parser():
+    p = _Parser(prog="fpforge", description=__doc__)
+    sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
+
+    sub.add_parser("formats", help="list the formats and their limits")
+
+    t = sub.add_parser("table", help="every code of a format, its value and class")
+    t.add_argument("format")
+    t.add_argument("--bias", type=int, default=None, help="run-time bias (CFloat formats)")
+    t.add_argument("-o", "--output", default=None)
+
+    v = sub.add_parser("verilog", help="generate a unit's Verilog")
+    _add_unit_options(v)
+    v.add_argument("-o", "--output", default=None, help="output file (default stdout)")
+
+    s = sub.add_parser("sim", help="run a unit's cocotb regression against the golden model")
+    _add_unit_options(s)
+    s.add_argument("--simulator", default="verilator", choices=["verilator", "icarus", "all"])
+    s.add_argument("--vectors", type=int, default=100_000, help="random FP32 vectors (16-bit sources: all)")
+    s.add_argument("--seed-vectors", type=int, default=1, help="seed of the random vectors and stalls")
+    s.add_argument("--build-dir", default="build/sim", help="where simulator builds are cached")
+
+    y = sub.add_parser("synth", help="synthesize a unit with yosys and report its area")
+    _add_unit_options(y)
+    y.add_argument("--liberty", default=None, help="liberty file (default: fpforge's Nangate45-based cells)")
+    y.add_argument("--json", action="store_true", help="print the JSON report")
+    y.add_argument("-o", "--output", default=None)
+    return p
+
+
+_COMMANDS = {"formats": cmd_formats, "table": cmd_table, "verilog": cmd_verilog, "synth": cmd_synth,
+             "sim": cmd_sim}
+
+
+def main(argv=None):
+    from .synth import SynthError
+
+    try:
+        args = _parser().parse_args(argv)
+        return _COMMANDS[args.action](args)
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except (ValueError, KeyError, TypeError, SynthError) as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
+        print(f"fpforge: error: {msg}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"fpforge: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 2

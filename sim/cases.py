@@ -1,0 +1,93 @@
+"""Golden expectations for a unit configuration: stimulus in, expected port values out (numpy, per batch).
+
+A configuration is the keyword set of :func:`fpforge.hw.build_unit`. For an encoder built with several
+rounding modes and/or a run-time ``sat`` port, one case holds every (mode, sat) combination back to back,
+so one simulator build checks them all. Random draws for ``sr`` follow the golden generator: vector ``i``
+of the whole case takes draw ``i`` of the unit's seed — the same stream the RTL generator produces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, random_bits
+from ..golden.rng import DEFAULT_RAND_BITS
+from .vectors import stimulus
+
+__all__ = ["UnitCase", "decoder_case", "encoder_case", "unit_case"]
+
+
+@dataclass
+class UnitCase:
+    """Per-port arrays (uint64) for the combinational ports of a unit: ``inputs`` and ``expected``."""
+
+    inputs: dict = field(default_factory=dict)
+    expected: dict = field(default_factory=dict)
+    labels: list = field(default_factory=list)  # (first index, description) per block
+
+    @property
+    def size(self):
+        return len(next(iter(self.inputs.values())))
+
+
+def _as_float(bits, source):
+    src = SOURCES[source]
+    word = np.uint32 if src.bits == 32 else np.uint16
+    return bits.astype(word).view(src.dtype)
+
+
+def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None):
+    """Every (mode, sat) combination of an encoder configuration over the standard stimulus."""
+    fmt, source = cfg["format"], cfg.get("source", "fp32")
+    roundings = tuple(cfg.get("rounding", ("rne",)))
+    saturate = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate", False))
+    sats = (0, 1) if saturate == "runtime" else ((1,) if saturate == "on" else (0,))
+    rand_bits = cfg.get("rand_bits", DEFAULT_RAND_BITS)
+    if stim is None:
+        stim = stimulus(fmt, source, n_random, seed)
+    x = _as_float(stim, source)
+    blocks = [(r, s) for r in roundings for s in sats]
+    n = len(stim)
+    draws = random_bits(cfg.get("seed", 0), n * len(blocks), rand_bits).astype(np.uint64)
+    case = UnitCase()
+    ins = {"a": [], "mode": [], "sat": [], "rand": []}
+    exp = {"y": [], "flags": []}
+    for k, (r, s) in enumerate(blocks):
+        rand = draws[k * n : (k + 1) * n]
+        y, f = encode_with_flags(fmt, x, rounding=r, saturate=bool(s), nan_to_zero=cfg.get("nan_to_zero", False),
+                                 rand=rand if r == "sr" else None, rand_bits=rand_bits)
+        ins["a"].append(stim)
+        ins["mode"].append(np.full(n, ROUNDING_MODES[r], np.uint64))
+        ins["sat"].append(np.full(n, s, np.uint64))
+        ins["rand"].append(rand)
+        exp["y"].append(y.astype(np.uint64))
+        exp["flags"].append(f.astype(np.uint64))
+        case.labels.append((k * n, f"rounding {r}, saturate {s}"))
+    keep = ["a"]
+    if "sr" in roundings:
+        keep.append("rand")
+    if len(roundings) > 1:
+        keep.append("mode")
+    if saturate == "runtime":
+        keep.append("sat")
+    case.inputs = {p: np.concatenate(ins[p]) for p in keep}
+    case.expected = {p: np.concatenate(v) for p, v in exp.items()}
+    return case
+
+
+def decoder_case(cfg):
+    """All codes of the format, decoded to the target."""
+    from ..golden import get_format
+
+    fmt = get_format(cfg["format"])
+    codes = np.arange(1 << fmt.bits, dtype=np.uint64)
+    y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)
+    return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
+
+
+def unit_case(cfg, **kwargs):
+    if cfg["unit"] == "encoder":
+        return encoder_case(cfg, **kwargs)
+    return decoder_case(cfg)
