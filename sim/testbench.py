@@ -1,0 +1,179 @@
+"""The one cocotb testbench for every fpforge unit and configuration.
+
+The case (stimulus, golden expectations computed per batch in numpy, port layout) arrives in the file
+named by ``FPFORGE_CASE``. Two shapes:
+
+* ``comb``: L lanes of a combinational unit; each step drives L vectors on the wide lane ports, waits
+  1 ns and reads the outputs. No clock.
+* ``stream``: a valid/ready unit. A driver feeds payloads (holding valid and payload until accepted), a
+  monitor takes results when ``o.valid & o.ready``, output backpressure and input gaps come from a seeded
+  pattern. The first ``unstalled`` values run with no stalls and must leave exactly ``latency`` cycles
+  after they entered; the rest run with random stalls and are checked in order.
+
+An in-order checker compares every bit; the first mismatches are logged as input bits, expected and actual
+outputs in hex, with the seed to replay. The test asserts once, on the mismatch count.
+"""
+
+import json
+import os
+import time
+from pathlib import Path
+
+import cocotb
+import numpy as np
+from cocotb.clock import Clock
+from cocotb.triggers import FallingEdge, ReadOnly, Timer
+
+__all__ = ["run_unit"]
+
+_SHOW = 10
+
+
+def _load():
+    path = Path(os.environ["FPFORGE_CASE"])
+    data = np.load(path)
+    meta = json.loads(str(data["meta"]))
+    ins = {k[3:]: data[k] for k in data.files if k.startswith("in_")}
+    exp = {k[4:]: data[k] for k in data.files if k.startswith("exp_")}
+    return path, meta, ins, exp
+
+
+def _pack(values: np.ndarray, width: int, lanes: int) -> list:
+    """Python ints, one per batch of ``lanes`` values (lane 0 least significant)."""
+    n = len(values)
+    batches = -(-n // lanes)
+    padded = np.zeros(batches * lanes, np.uint64)
+    padded[:n] = values
+    bits = ((padded[:, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
+    packed = np.packbits(bits.reshape(batches, lanes * width), axis=1, bitorder="little")
+    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+
+
+def _unpack(words: list, width: int, lanes: int) -> np.ndarray:
+    nbytes = (lanes * width + 7) // 8
+    raw = np.frombuffer(b"".join(w.to_bytes(nbytes, "little") for w in words), np.uint8)
+    bits = np.unpackbits(raw.reshape(len(words), nbytes), axis=1, bitorder="little")[:, : lanes * width]
+    bits = bits.reshape(-1, width).astype(np.uint64)
+    return (bits << np.arange(width, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+
+
+def _describe(i, ins, exp, got, labels):
+    block = ""
+    for start, text in labels:
+        if i >= start:
+            block = text
+    inputs = " ".join(f"{k}=0x{int(v[i]):x}" for k, v in ins.items())
+    outs = " ".join(f"{k}: expected 0x{int(exp[k][i]):x} got 0x{int(got[k][i]):x}" for k in exp)
+    return f"vector {i} ({block}): {inputs} -> {outs}"
+
+
+def _report(dut, path, meta, ins, exp, got, seconds, errors=()):
+    n = len(next(iter(exp.values())))
+    bad = np.zeros(n, bool)
+    for k in exp:
+        bad |= got[k][:n] != exp[k]
+    idx = np.nonzero(bad)[0]
+    lines = [_describe(int(i), ins, exp, got, meta["labels"]) for i in idx[:_SHOW]]
+    for line in list(errors) + lines:
+        dut._log.error(line)
+    if len(idx) or errors:
+        dut._log.error(f"{len(idx)} mismatches in {n} vectors; replay: FPFORGE_CASE={path.name} seed {meta['seed']}")
+    summary = {"vectors": n, "mismatch_count": int(len(idx)), "mismatches": lines, "errors": list(errors),
+               "seconds": seconds}
+    (path.parent / "summary.json").write_text(json.dumps(summary))
+    return len(idx) + len(errors)
+
+
+async def _comb(dut, meta, ins, exp):
+    lanes = meta["lanes"]
+    ports = meta["ports"]
+    n = len(next(iter(exp.values())))
+    packed = {k: _pack(v, ports[k][1], lanes) for k, v in ins.items()}
+    handles_in = {k: getattr(dut, f"{k}_l") for k in ins}
+    handles_out = {k: getattr(dut, f"{k}_l") for k in exp}
+    words = {k: [] for k in exp}
+    for b in range(len(next(iter(packed.values())))):
+        for k, h in handles_in.items():
+            h.value = packed[k][b]
+        await Timer(1, "ns")
+        for k, h in handles_out.items():
+            words[k].append(h.value.to_unsigned())
+    return {k: _unpack(w, ports[k][1], lanes)[:n] for k, w in words.items()}, []
+
+
+def _fields(values: dict, layout) -> np.ndarray:
+    out = np.zeros(len(next(iter(values.values()))), dtype=object)
+    for name, offset, width in layout:
+        out = out + (values[name].astype(object) << offset)
+    return out
+
+
+async def _stream(dut, meta, ins, exp):
+    latency, seed = meta["latency"], meta["seed"]
+    n = len(next(iter(exp.values())))
+    payloads = [int(v) for v in _fields(ins, meta["payload_in"])]
+    rng = np.random.default_rng(seed)
+    stall = meta["stall"]
+    unstalled = min(meta["unstalled"], n)
+    gaps = rng.random(4 * n + 64) < stall
+    holds = rng.random(4 * n + 67) < stall
+
+    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
+    dut.rst.value = 1
+    dut.i__valid.value = 0
+    dut.o__ready.value = 0
+    for _ in range(3):
+        await FallingEdge(dut.clk)
+    dut.rst.value = 0
+
+    sent_at, got_at, outs = [], [], []
+    i = cycle = 0
+    offered = False  # valid was up and not yet taken: keep it (and the payload) up
+    errors = []
+    limit = 50 * n + 1000
+    while len(outs) < n and cycle < limit:
+        await FallingEdge(dut.clk)
+        stalled_phase = len(outs) >= unstalled and i >= unstalled
+        valid = i < n and (offered or not (stalled_phase and gaps[cycle % len(gaps)]))
+        ready = not (stalled_phase and holds[cycle % len(holds)])
+        dut.i__valid.value = int(valid)
+        if i < n:
+            dut.i__payload.value = payloads[i]
+        dut.o__ready.value = int(ready)
+        await ReadOnly()
+        if ready and int(dut.o__valid.value):
+            outs.append(dut.o__payload.value.to_unsigned())
+            got_at.append(cycle)
+        offered = valid
+        if valid and int(dut.i__ready.value):
+            sent_at.append(cycle)
+            i += 1
+            offered = False
+        cycle += 1
+    if len(outs) < n:
+        errors.append(f"only {len(outs)} of {n} results within {limit} cycles")
+    late = [(k, got_at[k] - sent_at[k]) for k in range(min(unstalled, len(got_at)))
+            if got_at[k] - sent_at[k] != latency]
+    if late:
+        k, d = late[0]
+        errors.append(f"latency: value {k} left {d} cycles after it entered, not {latency} "
+                      f"({len(late)} of the first {unstalled} unstalled values)")
+    got = {}
+    raw = np.array(outs + [0] * (n - len(outs)), dtype=object)
+    for name, offset, width in meta["payload_out"]:
+        got[name] = ((raw >> offset) & ((1 << width) - 1)).astype(np.uint64)
+    return got, errors
+
+
+@cocotb.test()
+async def run_unit(dut):
+    """Drive the case, check every output bit against the golden expectations."""
+    path, meta, ins, exp = _load()
+    dut._log.info(f"case {path.name}: {meta['kind']}, {len(next(iter(exp.values())))} vectors, seed {meta['seed']}")
+    t0 = time.monotonic()
+    if meta["kind"] == "comb":
+        got, errors = await _comb(dut, meta, ins, exp)
+    else:
+        got, errors = await _stream(dut, meta, ins, exp)
+    failures = _report(dut, path, meta, ins, exp, got, time.monotonic() - t0, errors)
+    assert failures == 0, f"{failures} mismatches or errors; see the log above"
