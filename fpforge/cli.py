@@ -134,7 +134,7 @@ def cmd_table(args):
             cls = "subnormal"
         else:
             cls = "normal"
-        lines.append(f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {vals[c]!r}  {cls}")
+        lines.append(f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls}")
     _emit(args, "\n".join(lines) + "\n")
     return 0
 

@@ -1,0 +1,95 @@
+"""The command line as a user meets it: outputs, one-line errors with exit code 2, no tracebacks."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fpforge.cli import main
+from fpforge.sim.run import available_simulators
+
+
+def fpforge(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def test_formats_lists_every_fp8_format():
+    out = fpforge("formats")
+    assert out.returncode == 0
+    for name in ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "fp32", "fp16", "bf16"):
+        assert f"\n{name} " in "\n" + out.stdout
+    assert "448" in out.stdout and "57344" in out.stdout
+
+
+def test_table_lists_every_code(tmp_path):
+    path = tmp_path / "e4m3.txt"
+    assert main(["table", "e4m3", "-o", str(path)]) == 0
+    lines = path.read_text().splitlines()
+    rows = [l for l in lines if l.startswith("0x")]
+    assert len(rows) == 256
+    assert rows[0x7E].split()[2] == "448.0" and rows[0x7F].split()[3] == "nan"
+    assert rows[0x01].split()[3] == "subnormal"
+
+
+def test_verilog_writes_the_documented_ports_and_identical_bytes(tmp_path):
+    a, b = tmp_path / "a" / "e4m3.v", tmp_path / "b" / "e4m3.v"
+    a.parent.mkdir()
+    b.parent.mkdir()
+    args = ["verilog", "encoder", "--format", "e4m3", "--source", "fp32", "--rounding", "rne", "--latency", "0"]
+    assert fpforge(*args, "-o", str(a)).returncode == 0
+    assert fpforge(*args, "-o", "e4m3.v", cwd=b.parent).returncode == 0
+    text = a.read_text()
+    assert text == b.read_text()
+    assert "module fpforge_enc_fp32_e4m3(" in text
+    assert "input [31:0] a;" in text and "output [7:0] y;" in text and "output [4:0] flags;" in text
+    assert str(tmp_path) not in text
+    assert not [p for p in os.listdir(a.parent) if p.startswith(".fpforge-")]  # no temp file left
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["verilog", "encoder", "--format", "e9m9"], "unknown format 'e9m9'; valid formats: "),
+        (["verilog", "encoder", "--format", "e4m3", "--rounding", "hr"], "valid choices: rne, ta, rtz, sr"),
+        (["verilog", "encoder", "--format", "e4m3", "--latency", "-1"], "latency must be an integer >= 0"),
+        (["verilog", "encoder", "--format", "e4m3", "--source", "fp64"], "valid choices: fp32, fp16, bf16"),
+        (["verilog", "decoder", "--format", "e4m3", "--target", "int8"], "valid choices: fp32, fp16, bf16"),
+        (["verilog", "adder", "--format", "e4m3"], "invalid choice: 'adder' (choose from 'encoder', 'decoder')"),
+        (["synth", "encoder", "--format", "e4m3", "--liberty", "/nonexistent/x.lib"], "liberty"),
+        (["sim", "encoder", "--format", "e4m3", "--simulator", "modelsim"], "choose from 'verilator', 'icarus', 'all'"),
+        (["table", "nope"], "unknown format 'nope'"),
+    ],
+)
+def test_bad_input_gives_one_line_and_exit_code_2(args, message):
+    out = fpforge(*args)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert message in out.stderr
+
+
+def test_malformed_liberty_is_one_line(tmp_path):
+    bad = tmp_path / "bad.lib"
+    bad.write_text("this is not a liberty file\n")
+    out = fpforge("synth", "encoder", "--format", "e4m3", "--liberty", str(bad))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+@pytest.mark.synth
+def test_synth_json_report(tmp_path):
+    path = tmp_path / "r.json"
+    assert main(["synth", "decoder", "--format", "e5m2", "--target", "fp32", "--json", "-o", str(path)]) == 0
+    report = json.loads(path.read_text())
+    assert report["area_um2"] > 0 and report["ge"] == pytest.approx(report["area_um2"] / 0.798, rel=1e-3)
+    assert report["flip_flops"] == 0 and report["config"]["format"] == "e5m2"
+
+
+@pytest.mark.sim
+def test_sim_command_runs_a_regression(tmp_path):
+    if available_simulators()["verilator"]:
+        pytest.skip(available_simulators()["verilator"])
+    out = fpforge("sim", "decoder", "--format", "e4m3fnuz", "--target", "bf16", "--build-dir", str(tmp_path))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS fpforge_dec_e4m3fnuz_bf16 on verilator: 256 vectors" in out.stdout
