@@ -59,10 +59,14 @@ def _check_rounding(fmt, rounding):
 
 
 def _draws(n, *, seed, rand, rand_bits):
+    if not 1 <= rand_bits <= 32:
+        raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
     if rand is not None:
         rand = np.asarray(rand).astype(np.int64).ravel()
         if rand.shape != (n,):
             raise ValueError(f"rand must hold one draw per value ({n}), not {rand.shape}")
+        if rand.size and (rand.min() < 0 or rand.max() >= (1 << rand_bits)):
+            raise ValueError(f"rand draws must be in 0..{(1 << rand_bits) - 1} for rand_bits={rand_bits}")
         return rand
     return rng.random_bits(0 if seed is None else seed, n, rand_bits).astype(np.int64)
 

@@ -1,0 +1,39 @@
+"""Shared pytest fixtures. Each group below belongs to one family of test modules; keep them separate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+# -- golden model (tests/test_golden.py, tests/test_golden_oracle.py) ------------------------------
+def _golden_fp32_sample(fmt, n: int, seed) -> np.ndarray:
+    """``n`` float32 values for checking encoders into ``fmt``; the same ``seed`` gives the same values.
+
+    The first half are uniform over all 2**32 bit patterns (so NaNs with every payload, infinities,
+    zeros and FP32 subnormals all occur); the second half are weighted to the target's range: random
+    sign, unbiased exponent uniform in ``[emin - mbits - 3, emax + 2]`` (below the smallest subnormal up
+    to past the overflow threshold), random mantissa, and for a quarter of them the ``k`` low mantissa
+    bits cleared (``k`` uniform in 0..23) so that exact values, ties and the sticky boundary of the
+    memoised path all occur often.
+    """
+    rng = np.random.default_rng(seed)
+    n_uniform = n // 2
+    n_weighted = n - n_uniform
+    uniform = rng.integers(0, 1 << 32, size=n_uniform, dtype=np.uint32)
+
+    sign = rng.integers(0, 2, size=n_weighted, dtype=np.uint32) << np.uint32(31)
+    e = rng.integers(fmt.emin - fmt.mbits - 3, fmt.emax + 3, size=n_weighted)
+    exp_field = (e + 127).astype(np.uint32) << np.uint32(23)
+    man = rng.integers(0, 1 << 23, size=n_weighted, dtype=np.uint32)
+    k = rng.integers(0, 24, size=n_weighted).astype(np.uint32)
+    truncate = rng.random(n_weighted) < 0.25
+    man = np.where(truncate, man & (np.uint32(0xFFFFFFFF) << k), man)
+    weighted = sign | exp_field | man
+    return np.concatenate([uniform, weighted]).view(np.float32)
+
+
+@pytest.fixture(scope="session")
+def golden_fp32_sample():
+    """The sampler :func:`_golden_fp32_sample` (``fmt``, ``n``, ``seed``) -> float32 array."""
+    return _golden_fp32_sample
