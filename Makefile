@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 JOBS   ?= 2
 
-.PHONY: setup test regress bench clean
+.PHONY: setup test regress bench area clean
 
 setup:
 	$(PYTHON) -m venv $(VENV)
@@ -27,3 +27,6 @@ bench:
 
 clean:
 	rm -rf build .pytest_cache
+
+area:
+	$(PY) bench/area_fp8.py
