@@ -111,6 +111,13 @@ def encode_with_flags(
     TypeError
         Source dtype is not float32/float16/bfloat16.
     """
+    return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits)
+
+
+def _encode(fmt, x, outputs, rounding="rne", saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
+            rand_bits=rng.DEFAULT_RAND_BITS):
+    """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
+    gathers only what is asked for."""
     fmt = get_format(fmt)
     if bias is not None:
         raise ValueError(f"format {fmt.name!r} has a fixed bias; bias must be None, not {bias!r}")
@@ -122,8 +129,10 @@ def encode_with_flags(
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE:
         lut = _lut(fmt, src, rounding, saturate, nan_to_zero)
         if lut is not None:
-            return _encode_lut(lut, src, x)
-    return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand_bits)
+            idx = _lut_index(src, x)
+            return tuple(lut[k].take(idx) for k in outputs)
+    result = _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand_bits)
+    return tuple(result[k] for k in outputs)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------
@@ -152,14 +161,18 @@ def _lut(fmt, src, rounding, saturate, nan_to_zero):
     return _LUTS[key]
 
 
-def _encode_lut(lut, src, x):
-    codes, flags = lut
+def _lut_index(src, x):
+    """Table index of each operand: the pattern (16-bit sources), or top 16 bits and a sticky bit."""
     if src.bits == 16:
-        idx = x.view(np.uint16)
-    else:
-        b = x.view(np.uint32)
-        idx = ((b >> np.uint32(15)) & np.uint32(0x1FFFE)) | ((b & np.uint32(0xFFFF)) != 0)
-    return codes[idx], flags[idx]
+        return x.view(np.uint16)
+    b = x.view(np.uint32)
+    sticky = b & np.uint32(0xFFFF)
+    sticky += np.uint32(0xFFFF)  # bit 16 set iff the low half is non-zero
+    sticky >>= np.uint32(16)
+    idx = b >> np.uint32(15)
+    idx &= np.uint32(0x1FFFE)
+    idx |= sticky
+    return idx
 
 
 def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand_bits):
@@ -241,13 +254,13 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand
 
 def encode(fmt, x, **kwargs):
     """Encode ``x`` into ``fmt`` and return the codes (see :func:`encode_with_flags`)."""
-    return encode_with_flags(fmt, x, **kwargs)[0]
+    return _encode(fmt, x, (0,), **kwargs)[0]
 
 
 def encode_flags(fmt, x, **kwargs):
     """The flags of :func:`encode` (same arguments): bit 0 invalid, 1 denormal, 2 overflow, 3 underflow,
     4 inexact."""
-    return encode_with_flags(fmt, x, **kwargs)[1]
+    return _encode(fmt, x, (1,), **kwargs)[0]
 
 
 _TABLES: dict = {}
