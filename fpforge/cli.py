@@ -52,11 +52,14 @@ def _add_unit_options(p):
     p.add_argument("--format", "-f", required=True, help="narrow format (see `fpforge formats`)")
     p.add_argument("--source", default="fp32", help="encoder source: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--target", default="fp32", help="decoder target: fp32, fp16 or bf16 (default fp32)")
-    p.add_argument("--rounding", default="rne",
-                   help="rounding mode, or a comma list (adds a run-time `mode` port), or `all`")
+    p.add_argument("--rounding", default=None,
+                   help="rounding mode (default: the format's first, rne for FP8, ta for HiF8), a comma list "
+                        "(adds a run-time `mode` port), or `all`")
     p.add_argument("--saturate", action="store_true", help="overflow and ±Inf give ±max")
     p.add_argument("--sat-port", action="store_true", help="run-time `sat` input instead of a fixed choice")
     p.add_argument("--nan-to-zero", action="store_true", help="NaN operands encode as +0")
+    p.add_argument("--paper-literal", action="store_true",
+                   help="HiF8 hr: SR14 compares F14 >= T14 literally (exact values may round up)")
     p.add_argument("--latency", type=int, default=0, help="0: combinational; N: N-stage stream pipeline")
     p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr (default 16)")
     p.add_argument("--seed", type=int, default=0, help="generator seed of a stream unit with sr")
@@ -68,18 +71,22 @@ def _unit_kwargs(args):
     from .golden.rng import DEFAULT_RAND_BITS
 
     fmt = get_format(args.format)
-    if args.rounding == "all":
+    if args.rounding is None:
+        rounding = (fmt.roundings[0],)
+    elif args.rounding == "all":
         rounding = tuple(fmt.roundings)
     else:
         rounding = tuple(r.strip() for r in args.rounding.split(",") if r.strip())
-    if args.unit == "decoder" and (args.rounding != "rne" or args.saturate or args.sat_port):
-        raise UsageError("a decoder is exact: --rounding, --saturate and --sat-port apply to encoders only")
+    if args.unit == "decoder" and (args.rounding is not None or args.saturate or args.sat_port
+                                   or args.nan_to_zero or args.paper_literal):
+        raise UsageError("a decoder is exact: --rounding, --saturate, --sat-port, --nan-to-zero and "
+                         "--paper-literal apply to encoders only")
     if args.saturate and args.sat_port:
         raise UsageError("choose one of --saturate (fixed) and --sat-port (run-time)")
     return dict(
         unit=args.unit, format=fmt.name, source=args.source, target=args.target, rounding=rounding,
         saturate="runtime" if args.sat_port else bool(args.saturate), nan_to_zero=args.nan_to_zero,
-        latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
+        **({"paper_literal": True} if args.paper_literal else {}), latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
     )
 
 
@@ -96,10 +103,10 @@ def _build(args):
 def cmd_formats(args):
     from .golden import SOURCES, get_format, list_formats
 
-    rows = [("name", "bits", "E", "M", "bias", "max", "min normal", "min subnormal", "roundings", "")]
+    rows = [("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")]
     for name in list_formats():
         f = get_format(name)
-        rows.append((name, str(f.bits), str(f.ebits), str(f.mbits), str(f.bias), f"{f.max_value:.6g}",
+        rows.append((name, str(f.bits), f.layout, f"{f.max_value:.6g}",
                      f"{f.min_normal:.6g}", f"{f.min_subnormal:.6g}",
                      "-" if name in SOURCES else ",".join(f.roundings), f.title))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

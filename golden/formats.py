@@ -28,6 +28,7 @@ import numpy as np
 __all__ = [
     "Flag",
     "FloatFormat",
+    "TaperedFormat",
     "ROUNDING_MODES",
     "SOURCES",
     "get_format",
@@ -172,8 +173,173 @@ class FloatFormat:
     def min_subnormal(self) -> float:
         return float(2.0 ** (self.emin - self.mbits))
 
+    @property
+    def layout(self) -> str:
+        """Field summary for listings, e.g. ``S1 E4 M3, bias 7``."""
+        return f"S1 E{self.ebits} M{self.mbits}, bias {self.bias}"
+
     def with_(self, **changes) -> "FloatFormat":
         return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class TaperedFormat:
+    """A tapered float whose prefix-coded dot field sets the exponent width (HiFloat8, seed 000 §2).
+
+    A code is ``sign | dot | Em | mantissa``. The dot field is a prefix code giving ``D``, the width of
+    ``Em``; the mantissa takes the remaining ``bits - 1 - len(dot) - D`` bits. ``Em`` is a sign-magnitude
+    exponent whose magnitude MSB (always 1) is hidden: ``Em = {Se, Mag[2:]}``, so ``D = 0`` means
+    exponent 0 and ``D >= 1`` covers ``±[2**(D-1), 2**D - 1]``. A normal code is ``(-1)**S * 2**E * 1.M``.
+    The denormal prefix leaves ``bits - 1 - len(prefix)`` bits ``M`` and the value ``2**(M - dml_offset)``
+    for ``M >= 1``; ``M = 0`` is zero (sign 0) and NaN (sign 1). The two normal patterns of largest
+    magnitude are ±Inf.
+
+    Parameters
+    ----------
+    name : str
+        Registry name.
+    dots : tuple of (code, width, D)
+        The dot-field prefix code, e.g. ``(0b11, 2, 4)``: prefix ``11`` means ``D = 4``.
+    dml : tuple of (code, width)
+        The denormal prefix.
+    dml_offset : int
+        Denormal value ``2**(M - dml_offset)``.
+    bits : int
+        Code width.
+    roundings : tuple of str
+        Rounding modes the encoder offers; the first is the default.
+    title : str
+        Human-readable description.
+    """
+
+    name: str
+    dots: tuple = ((0b11, 2, 4), (0b10, 2, 3), (0b01, 2, 2), (0b001, 3, 1), (0b0001, 4, 0))
+    dml: tuple = (0b0000, 4)
+    dml_offset: int = 23
+    bits: int = 8
+    roundings: tuple[str, ...] = ("ta", "hr", "sr", "rne", "rtz")
+    title: str = ""
+
+    kind = "tapered"
+    has_inf = True
+    has_neg_zero = False
+    nan = "single"
+    dtype = None
+
+    def __post_init__(self):
+        for r in self.roundings:
+            if r not in ROUNDING_MODES:
+                raise ValueError(f"unknown rounding mode {r!r}")
+        for code, width, d in self.dots:
+            if self.mant_width_of_dot(width, d) < 0:
+                raise ValueError(f"dot {code:0{width}b} with D={d} leaves no room in {self.bits} bits")
+
+    # -- fields ---------------------------------------------------------------------------------
+    @property
+    def sign_mask(self) -> int:
+        return 1 << (self.bits - 1)
+
+    def mant_width_of_dot(self, width: int, d: int) -> int:
+        return self.bits - 1 - width - d
+
+    @property
+    def dml_bits(self) -> int:
+        """Width of the denormal field ``M``."""
+        return self.bits - 1 - self.dml[1]
+
+    def exponents_of_dot(self, d: int) -> list[int]:
+        """The exponents a dot value ``D`` covers, ascending."""
+        if d == 0:
+            return [0]
+        mags = range(1 << (d - 1), 1 << d)
+        return sorted([-e for e in mags] + list(mags))
+
+    def mant_width(self, e: int) -> int | None:
+        """Mantissa bits at exponent ``e`` (0 in the denormal binades), None outside the range."""
+        for code, width, d in self.dots:
+            if e in self.exponents_of_dot(d):
+                return self.mant_width_of_dot(width, d)
+        if self.dml_emin <= e <= self.dml_emax:
+            return 0
+        return None
+
+    # -- exponent range -------------------------------------------------------------------------
+    @property
+    def emax(self) -> int:
+        return max(max(self.exponents_of_dot(d)) for _, _, d in self.dots)
+
+    @property
+    def emin(self) -> int:
+        """Exponent of the smallest normal number."""
+        return min(min(self.exponents_of_dot(d)) for _, _, d in self.dots)
+
+    @property
+    def dml_emin(self) -> int:
+        """Exponent of the smallest denormal (``M = 1``)."""
+        return 1 - self.dml_offset
+
+    @property
+    def dml_emax(self) -> int:
+        return (1 << self.dml_bits) - 1 - self.dml_offset
+
+    @property
+    def mbits(self) -> int:
+        """The widest mantissa (what generic code needs to know about the precision)."""
+        return max(self.mant_width_of_dot(w, d) for _, w, d in self.dots)
+
+    @property
+    def precision(self) -> int:
+        return self.mbits + 1
+
+    @property
+    def layout(self) -> str:
+        """Field summary for listings, e.g. ``S1 dot2-4 E0-4 M1-3, denormals to 2^-22``."""
+        widths = [w for _, w, _ in self.dots] + [self.dml[1]]
+        ds = [d for _, _, d in self.dots]
+        ms = [self.mant_width_of_dot(w, d) for _, w, d in self.dots]
+        return (f"S1 dot{min(widths)}-{max(widths)} E{min(ds)}-{max(ds)} M{min(ms)}-{max(ms)}, "
+                f"denormals to 2^{self.dml_emin}")
+
+    # -- codes ------------------------------------------------------------------------------------
+    def encode_normal(self, e: int, man: int) -> int:
+        """Magnitude code of ``2**e * 1.man`` (``man`` an integer of ``mant_width(e)`` bits)."""
+        for code, width, d in self.dots:
+            if e in self.exponents_of_dot(d):
+                w = self.mant_width_of_dot(width, d)
+                em = 0 if d == 0 else ((e < 0) << (d - 1)) | (abs(e) - (1 << (d - 1)))
+                return (((code << d) | em) << w) | man
+        raise ValueError(f"exponent {e} is outside the normal range of {self.name}")
+
+    def encode_denormal(self, e: int) -> int:
+        return (self.dml[0] << self.dml_bits) | (e + self.dml_offset)
+
+    @property
+    def inf_code(self) -> int:
+        """Magnitude code of +Inf: the normal pattern of largest magnitude."""
+        w = self.mant_width(self.emax)
+        return self.encode_normal(self.emax, (1 << w) - 1)
+
+    @property
+    def max_code(self) -> int:
+        w = self.mant_width(self.emax)
+        return self.encode_normal(self.emax, (1 << w) - 2) if w else self.encode_normal(self.emax - 1, 0)
+
+    def nan_code(self, negative: bool = False) -> int:
+        """The single NaN: sign 1 with the denormal prefix and ``M = 0``."""
+        return self.sign_mask | (self.dml[0] << self.dml_bits)
+
+    @property
+    def max_value(self) -> float:
+        w = self.mant_width(self.emax)
+        return float(2.0**self.emax * (1 + ((1 << w) - 2) / 2**w))
+
+    @property
+    def min_normal(self) -> float:
+        return float(2.0**self.emin)
+
+    @property
+    def min_subnormal(self) -> float:
+        return float(2.0**self.dml_emin)
 
 
 _REGISTRY: dict[str, object] = {}
@@ -228,6 +394,8 @@ E4M3FNUZ = register(
 E5M2FNUZ = register(
     FloatFormat("e5m2fnuz", 5, 2, 16, nan="fnuz", title="FP8 E5M2 FNUZ (Graphcore/AMD: bias 16, NaN 0x80)")
 )
+
+HIF8 = register(TaperedFormat("hif8", title="HiFloat8 (tapered: dot-coded exponent width, denormals to 2^-22)"))
 
 
 def source_of(x) -> FloatFormat:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rng
-from .formats import SOURCES, Flag, FloatFormat, get_format, source_of
+from . import rng, tapered
+from .formats import SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
 
 __all__ = ["code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags"]
 
@@ -41,6 +41,8 @@ def _fields(fmt: FloatFormat, codes: np.ndarray):
 
 def _classify(fmt: FloatFormat, codes: np.ndarray):
     """Boolean masks (nan, inf) for the codes of ``fmt``."""
+    if isinstance(fmt, TaperedFormat):
+        return tapered.classify(fmt, codes)
     sign, exp, man = _fields(fmt, codes)
     if fmt.nan == "ieee":
         top = exp == fmt.exp_max_field
@@ -75,13 +77,14 @@ def encode_with_flags(
     fmt,
     x,
     *,
-    rounding: str = "rne",
+    rounding: str | None = None,
     saturate: bool = False,
     nan_to_zero: bool = False,
     seed: int | None = None,
     bias=None,
     rand=None,
     rand_bits: int = rng.DEFAULT_RAND_BITS,
+    paper_literal: bool = False,
 ):
     """Encode ``x`` into ``fmt``; return ``(codes, flags)``.
 
@@ -92,7 +95,8 @@ def encode_with_flags(
     x : array of float32, float16 or ml_dtypes.bfloat16
         The dtype names the source format.
     rounding : str
-        ``rne``, ``ta``, ``rtz`` or ``sr`` (the format's ``roundings``).
+        ``rne``, ``ta``, ``rtz``, ``sr`` or ``hr`` (one of the format's ``roundings``; the default ``None``
+        means the format's first, ``rne`` for FP8 and ``ta`` for HiF8).
     saturate : bool
         Overflow and infinite operands give ±max instead of Inf/NaN.
     nan_to_zero : bool
@@ -103,6 +107,9 @@ def encode_with_flags(
         Explicit R-bit draws for ``sr``, one per value (overrides ``seed``).
     rand_bits : int
         R, the random bits per value for ``sr``.
+    paper_literal : bool
+        HiF8 ``hr`` only: compare ``F14 >= T14`` literally, so that an exact value whose 14 low bits are
+        zero rounds up (seed 000 §3.2 read to the letter); by default exact values stay exact.
 
     Raises
     ------
@@ -111,28 +118,43 @@ def encode_with_flags(
     TypeError
         Source dtype is not float32/float16/bfloat16.
     """
-    return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits)
+    return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits, paper_literal)
 
 
-def _encode(fmt, x, outputs, rounding="rne", saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
-            rand_bits=rng.DEFAULT_RAND_BITS):
+def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
+            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
     fmt = get_format(fmt)
     if bias is not None:
         raise ValueError(f"format {fmt.name!r} has a fixed bias; bias must be None, not {bias!r}")
-    if not isinstance(fmt, FloatFormat):
+    if not isinstance(fmt, (FloatFormat, TaperedFormat)):
         raise TypeError(f"encode() handles scalar float formats here, not {fmt!r}")
+    if rounding is None:
+        rounding = fmt.roundings[0]
     _check_rounding(fmt, rounding)
+    if paper_literal and not (isinstance(fmt, TaperedFormat) and rounding == "hr"):
+        raise ValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
     x = np.asarray(x)
     src = source_of(x)
+    opts = (rounding, bool(saturate), bool(nan_to_zero), bool(paper_literal))
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE:
-        lut = _lut(fmt, src, rounding, saturate, nan_to_zero)
+        lut = _lut(fmt, src, opts)
         if lut is not None:
             idx = _lut_index(src, x)
             return tuple(lut[k].take(idx) for k in outputs)
-    result = _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand_bits)
+    draws = None
+    if rounding == "sr":
+        draws = (_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
+    result = _exact(fmt, src, x, opts, draws)
     return tuple(result[k] for k in outputs)
+
+
+def _exact(fmt, src, x, opts, draws):
+    rounding, saturate, nan_to_zero, paper_literal = opts
+    if isinstance(fmt, TaperedFormat):
+        return tapered.encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, paper_literal)
+    return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------
@@ -145,19 +167,18 @@ _LUT_MIN_SIZE = 1 << 16
 _LUTS: dict = {}
 
 
-def _lut(fmt, src, rounding, saturate, nan_to_zero):
-    key = (fmt, src.name, rounding, saturate, nan_to_zero)
+def _lut(fmt, src, opts):
+    key = (fmt, src.name, opts)
     if key not in _LUTS:
         if src.bits == 16:
             pats = np.arange(1 << 16, dtype=np.uint16).view(src.dtype)
-        elif src.bits == 32 and src.mbits - fmt.mbits >= 17:
+        elif src.bits == 32 and src.mbits - fmt.mbits >= 17 and opts[0] != "hr":  # hr reads the low bits
             idx = np.arange(1 << 17, dtype=np.uint32)
             pats = ((idx >> 1) << 16 | (idx & 1)).view(np.float32)
         else:
             _LUTS[key] = None
             return None
-        codes, flags = _encode_exact(fmt, src, pats, rounding, saturate, nan_to_zero, None, None, 1)
-        _LUTS[key] = (codes, flags)
+        _LUTS[key] = _exact(fmt, src, pats, opts, None)
     return _LUTS[key]
 
 
@@ -175,7 +196,7 @@ def _lut_index(src, x):
     return idx
 
 
-def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand_bits):
+def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
     """The exact model (see the module docstring)."""
     shape = x.shape
     bits = x.ravel().view(code_dtype(src.bits)).astype(np.int64)
@@ -203,7 +224,7 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, seed, rand, rand
     elif rounding == "rtz":
         up = np.zeros(d.shape, bool)
     else:  # sr
-        r = _draws(v.size, seed=seed, rand=rand, rand_bits=rand_bits)
+        r, rand_bits = draws
         up = np.floor(np.ldexp(d, rand_bits)).astype(np.int64) + r >= (1 << rand_bits)
     q = q0 + up
     mag = (np.maximum(E - fmt.emin, 0) << fmt.mbits) + q
@@ -268,6 +289,8 @@ _TABLES: dict = {}
 
 def _value_table(fmt: FloatFormat) -> np.ndarray:
     """float64 value of every code of ``fmt``; NaNs carry the code's sign bit."""
+    if isinstance(fmt, TaperedFormat):
+        return tapered.value_table(fmt)
     if fmt.name not in _TABLES:
         codes = np.arange(1 << fmt.bits, dtype=np.int64)
         sign, exp, man = _fields(fmt, codes)
