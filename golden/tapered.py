@@ -113,7 +113,8 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
         _, e = np.frexp(np.where(nonzero, v, 1.0))
     E = e.astype(np.int64) - 1
     Ec = np.clip(E, lo, fmt.emax + 1)
-    qe = np.where(E < fmt.dml_emin, fmt.dml_emin, Ec - widths[Ec - lo])
+    # Above emax the quantum follows E (keeps s small); such operands overflow whatever the rounding.
+    qe = np.where(E < fmt.dml_emin, fmt.dml_emin, np.where(E > fmt.emax, E - widths[-1], Ec - widths[Ec - lo]))
     s = np.ldexp(np.where(nonzero, v, 0.0), -qe)
     q0 = np.floor(s)
     d = s - q0
