@@ -174,6 +174,11 @@ class FloatFormat:
         return float(2.0 ** (self.emin - self.mbits))
 
     @property
+    def top_quantum(self) -> float:
+        """Spacing of the values in the top binade (the step from max to the first value beyond it)."""
+        return float(2.0 ** (self.emax - self.mbits))
+
+    @property
     def layout(self) -> str:
         """Field summary for listings, e.g. ``S1 E4 M3, bias 7``."""
         return f"S1 E{self.ebits} M{self.mbits}, bias {self.bias}"
@@ -340,6 +345,11 @@ class TaperedFormat:
     @property
     def min_subnormal(self) -> float:
         return float(2.0**self.dml_emin)
+
+    @property
+    def top_quantum(self) -> float:
+        """Spacing of the values in the top binade (the step from max to the Inf slot beyond it)."""
+        return float(2.0 ** (self.emax - self.mant_width(self.emax)))
 
 
 _REGISTRY: dict[str, object] = {}

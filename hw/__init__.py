@@ -1,6 +1,7 @@
 """Amaranth gateware generated from the golden model's descriptors."""
 
 from .convert import Decoder, Encoder
+from .hif8 import HiF8Decoder, HiF8Encoder
 from .generate import LINT_WAIVERS, build_unit, default_name, to_verilog
 from .pipeline import Pipeline
 from .rng import Xorshift32
@@ -9,6 +10,8 @@ from .rounding import MODE_WIDTH, Rounder
 __all__ = [
     "Decoder",
     "Encoder",
+    "HiF8Decoder",
+    "HiF8Encoder",
     "LINT_WAIVERS",
     "MODE_WIDTH",
     "Pipeline",

@@ -45,6 +45,74 @@ def _fields(fmt, bits):
     return sign, exp, man, bits == fmt.sign_mask, Const(0, 1)
 
 
+def unpack_source(m, src, a, *, normalize, width):
+    """Split source bits ``a`` into signals for an encoder.
+
+    Returns ``(sign, exp, sig, nan, inf, nonzero, subnormal)``: ``sig`` is ``width`` bits wide with the
+    hidden bit at its top (source mantissa left-aligned below it) and ``exp`` the signed unbiased exponent.
+    With ``normalize``, subnormal operands are normalized (``sig`` gets its leading one at the top and
+    ``exp`` the true exponent) — needed where they can land inside the target's range; otherwise they keep
+    ``exp = emin`` and leading zeros.
+    """
+    sign, ef, mf, nan, inf = _fields(src, a)
+    nonzero = Signal(name="nonzero")
+    subnormal = Signal(name="subnormal")
+    m.d.comb += [nonzero.eq((ef != 0) & ~nan & ~inf | (mf != 0) & (ef == 0)),
+                 subnormal.eq((ef == 0) & (mf != 0))]
+    ms = width - 1
+    pad = ms - src.mbits
+    e_lo = src.emin - src.mbits
+    exp = Signal(signed(max(e_lo.bit_length(), src.emax.bit_length()) + 2), name="exp")
+    sig = Signal(width, name="sig")
+    if normalize:
+        p = _highest_one(m, mf, "lead")
+        lshift = Signal(range(src.mbits + 1), name="lshift")
+        m.d.comb += lshift.eq(src.mbits - p)
+        with m.If(ef == 0):
+            m.d.comb += [exp.eq(e_lo + p), sig.eq((Cat(Const(0, pad), mf) << lshift)[:width])]
+        with m.Else():
+            m.d.comb += [exp.eq(ef - src.bias), sig.eq(Cat(Const(0, pad), mf, Const(1, 1)))]
+    else:
+        m.d.comb += [exp.eq(Mux(ef == 0, src.emin, ef - src.bias)),
+                     sig.eq(Cat(Const(0, pad), mf, ef != 0))]
+    return sign, exp, sig, nan, inf, nonzero, subnormal
+
+
+def mode_is(unit, name):
+    """1 when ``unit`` (with ``roundings`` and maybe a ``mode`` port) is rounding with ``name``."""
+    modes = unit.roundings
+    if name not in modes:
+        return Const(0, 1)
+    if len(modes) == 1:
+        return Const(1, 1)
+    if modes[0] != name:
+        return unit.mode == ROUNDING_MODES[name]
+    # The first mode also covers every code that names no enabled mode.
+    return ~Cat(*(unit.mode == ROUNDING_MODES[r] for r in modes[1:])).any()
+
+
+def check_roundings(fmt, roundings):
+    """Validate an encoder's rounding list against the format; return it as a tuple."""
+    if isinstance(roundings, str):
+        roundings = (roundings,)
+    roundings = tuple(dict.fromkeys(roundings))
+    for r in roundings:
+        if r not in fmt.roundings:
+            raise ValueError(
+                f"format {fmt.name!r} has no rounding {r!r}; valid choices: {', '.join(fmt.roundings)}"
+            )
+    if not roundings:
+        raise ValueError("at least one rounding mode is needed")
+    return roundings
+
+
+def check_saturate(saturate):
+    saturate = {False: "off", True: "on"}.get(saturate, saturate)
+    if saturate not in SATURATE_CHOICES:
+        raise ValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
+    return saturate
+
+
 def _highest_one(m, value, name):
     """Position of the most significant 1 of ``value`` (0 when value is 0)."""
     pos = Signal(range(max(len(value), 2)), name=name)
@@ -90,19 +158,8 @@ class Encoder(wiring.Component):
                  rand_bits=DEFAULT_RAND_BITS):
         fmt = _float_format(fmt)
         src = _source(source)
-        if isinstance(roundings, str):
-            roundings = (roundings,)
-        roundings = tuple(dict.fromkeys(roundings))
-        for r in roundings:
-            if r not in fmt.roundings:
-                raise ValueError(
-                    f"format {fmt.name!r} has no rounding {r!r}; valid choices: {', '.join(fmt.roundings)}"
-                )
-        if not roundings:
-            raise ValueError("at least one rounding mode is needed")
-        saturate = {False: "off", True: "on"}.get(saturate, saturate)
-        if saturate not in SATURATE_CHOICES:
-            raise ValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
+        roundings = check_roundings(fmt, roundings)
+        saturate = check_saturate(saturate)
         if not 1 <= rand_bits <= 32:
             raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
         self._fmt, self._src = fmt, src
@@ -150,35 +207,12 @@ class Encoder(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         fmt, src = self._fmt, self._src
-        sign, ef, mf, nan, inf = _fields(src, self.a)
-        nonzero = Signal()
-        subnormal = Signal()
-        m.d.comb += [nonzero.eq((ef != 0) & ~nan & ~inf | (mf != 0) & (ef == 0)),
-                     subnormal.eq((ef == 0) & (mf != 0))]
-
-        # Significand with its leading one at bit ms (ms >= target mbits), and the unbiased exponent.
-        ms = max(src.mbits, fmt.mbits)
-        pad = ms - src.mbits
-        e_lo = src.emin - src.mbits
-        exp = Signal(signed(max(e_lo.bit_length(), src.emax.bit_length()) + 2), name="exp")
-        sig = Signal(ms + 1, name="sig")
-        if src.emin > fmt.emin:
-            # Subnormal sources can be normal in the target: normalize them.
-            p = _highest_one(m, mf, "lead")
-            lshift = Signal(range(src.mbits + 1), name="lshift")
-            m.d.comb += lshift.eq(src.mbits - p)
-            with m.If(ef == 0):
-                m.d.comb += [exp.eq(e_lo + p), sig.eq((Cat(Const(0, pad), mf) << lshift)[: ms + 1])]
-            with m.Else():
-                m.d.comb += [exp.eq(ef - src.bias), sig.eq(Cat(Const(0, pad), mf, Const(1, 1)))]
-        else:
-            # Every subnormal source lies below the target's smallest normal: its quantum is fixed.
-            m.d.comb += [exp.eq(Mux(ef == 0, src.emin, ef - src.bias)),
-                         sig.eq(Cat(Const(0, pad), mf, ef != 0))]
+        sign, exp, sig, nan, inf, nonzero, subnormal = unpack_source(
+            m, src, self.a, normalize=src.emin > fmt.emin, width=max(src.mbits, fmt.mbits) + 1)
+        ms = len(sig) - 1
 
         # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything".
-        frac_bits = self._rand_bits if "sr" in self._roundings else 1
-        limit = ms + 1 + frac_bits
+        limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits)
         under = Signal(signed(len(exp) + 1), name="under")
         m.d.comb += under.eq(fmt.emin - exp)
         shift = Signal(range(limit + 1), name="shift")
@@ -213,13 +247,7 @@ class Encoder(wiring.Component):
         sat = {"off": Const(0, 1), "on": Const(1, 1)}.get(self._saturate)
         if sat is None:
             sat = self.sat
-        if "rtz" in self._roundings:
-            is_rtz = Const(1, 1) if len(self._roundings) == 1 else (
-                self.mode == ROUNDING_MODES["rtz"] if self._roundings[0] != "rtz" else
-                ~Cat(*(self.mode == ROUNDING_MODES[r] for r in self._roundings[1:])).any())
-            ovf_sat = sat | is_rtz
-        else:
-            ovf_sat = sat
+        ovf_sat = sat | mode_is(self, "rtz")
 
         smask = fmt.sign_mask
         neg = Mux(sign, smask, 0)

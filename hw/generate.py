@@ -4,7 +4,9 @@ from amaranth.back import verilog
 
 from .. import __version__
 from ..golden.rng import DEFAULT_RAND_BITS
+from ..golden.formats import TaperedFormat, get_format
 from .convert import Decoder, Encoder
+from .hif8 import HiF8Decoder, HiF8Encoder
 from .pipeline import Pipeline
 
 __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
@@ -18,9 +20,13 @@ LINT_WAIVERS = ("WIDTHEXPAND", "WIDTHTRUNC", "UNUSEDSIGNAL", "DECLFILENAME", "PR
 UNITS = ("encoder", "decoder")
 
 
-def build_unit(unit, *, format, source="fp32", target="fp32", rounding=("rne",), saturate=False,
-               nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0):
+def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
+               nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0, paper_literal=False):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline.
+
+    The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
+    formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
+    mode.
 
     Raises
     ------
@@ -30,18 +36,27 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=("rne",),
     """
     if not isinstance(latency, int) or latency < 0:
         raise ValueError(f"latency must be an integer >= 0, not {latency!r}")
-    if unit == "encoder":
-        core = Encoder(format, source, rounding, saturate, nan_to_zero, rand_bits)
-    elif unit == "decoder":
-        core = Decoder(format, target)
-    else:
+    if unit not in UNITS:
         raise ValueError(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
+    fmt = get_format(format)
+    tapered = isinstance(fmt, TaperedFormat)
+    if unit == "encoder":
+        if rounding is None:
+            rounding = fmt.roundings[:1]
+        if tapered:
+            core = HiF8Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, paper_literal)
+        else:
+            if paper_literal:
+                raise ValueError("paper_literal applies to HiF8 hybrid rounding only")
+            core = Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits)
+    else:
+        core = (HiF8Decoder if tapered else Decoder)(fmt, target)
     return core if latency == 0 else Pipeline(core, latency, seed)
 
 
 def default_name(component):
     core = getattr(component, "core", component)
-    if isinstance(core, Encoder):
+    if isinstance(core, (Encoder, HiF8Encoder)):
         name = f"fpforge_enc_{core.source.name}_{core.format.name}"
     else:
         name = f"fpforge_dec_{core.format.name}_{core.target.name}"

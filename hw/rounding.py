@@ -17,7 +17,7 @@ __all__ = ["MODE_WIDTH", "Rounder"]
 #: Width of every run-time ``mode`` port (codes from ``ROUNDING_MODES``).
 MODE_WIDTH = 3
 
-_GENERIC = ("rne", "ta", "rtz", "sr")
+_GENERIC = ("rne", "ta", "rtz", "sr", "hr")
 
 
 class Rounder(wiring.Component):
@@ -30,9 +30,14 @@ class Rounder(wiring.Component):
     shift_width : int
         Width of ``shift``; shifts of ``width + round bits`` or more discard everything.
     modes : tuple of str
-        Enabled rounding modes (``rne``, ``ta``, ``rtz``, ``sr``). With one mode, ``mode`` is ignored.
+        Enabled rounding modes (``rne``, ``ta``, ``rtz``, ``sr``, ``hr``). With one mode, ``mode`` is
+        ignored.
     rand_bits : int
         R, the random bits per value used by ``sr``.
+    thresh_bits : int
+        K, the width of the ``hr`` threshold (HiF8's SR14 / SR2).
+    paper_literal : bool
+        ``hr`` compares ``F >= T`` even when nothing was discarded (see ``docs/hif8.md``).
 
     Members
     -------
@@ -50,6 +55,10 @@ class Rounder(wiring.Component):
         Some discarded bit was non-zero.
     round_bit : Out(1)
         The most significant discarded bit (the half-ulp bit); encoders with their own rules use it.
+    thresh : In(thresh_bits)
+        ``hr`` only: the threshold ``T`` the top K discarded bits ``F`` are compared with.
+    hr_sr : In(1)
+        ``hr`` only: 1 selects the thresholded rounding (``F >= T``), 0 selects ``ta``.
 
     Notes
     -----
@@ -58,7 +67,7 @@ class Rounder(wiring.Component):
     ``F / 2**R``.
     """
 
-    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16):
+    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False):
         if width < 1:
             raise ValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
@@ -67,7 +76,9 @@ class Rounder(wiring.Component):
         self._width = width
         self._modes = modes
         self._rand_bits = rand_bits
-        self._frac_bits = rand_bits if "sr" in modes else 1
+        self._thresh_bits = thresh_bits
+        self._paper_literal = bool(paper_literal)
+        self._frac_bits = self.frac_bits_for(modes, rand_bits, thresh_bits)
         members = {
             "sig": In(width),
             "shift": In(shift_width),
@@ -78,7 +89,15 @@ class Rounder(wiring.Component):
         }
         if "sr" in modes:
             members["rand"] = In(rand_bits)
+        if "hr" in modes:
+            members["thresh"] = In(thresh_bits)
+            members["hr_sr"] = In(1)
         super().__init__(members)
+
+    @staticmethod
+    def frac_bits_for(modes, rand_bits=16, thresh_bits=14):
+        """How many discarded bits the unit keeps apart (the rest only feed the sticky bit)."""
+        return max([1] + [rand_bits] * ("sr" in modes) + [thresh_bits] * ("hr" in modes))
 
     @property
     def modes(self):
@@ -103,8 +122,17 @@ class Rounder(wiring.Component):
             "ta": rbit,
             "rtz": Const(0, 1),
         }
+        inexact = Signal()
+        m.d.comb += inexact.eq(frac.any() | sticky_low)
         if "sr" in self._modes:
-            ups["sr"] = (frac + self.rand)[f]  # carry out of the R-bit add
+            r = self._rand_bits
+            ups["sr"] = (frac[f - r :] + self.rand)[r]  # carry out of the R-bit add
+        if "hr" in self._modes:
+            k = self._thresh_bits
+            thr_up = frac[f - k :] >= self.thresh
+            if not self._paper_literal:
+                thr_up = thr_up & inexact
+            ups["hr"] = Mux(self.hr_sr, thr_up, rbit)
         up = Signal()
         if len(self._modes) == 1:
             m.d.comb += up.eq(ups[self._modes[0]])
@@ -117,7 +145,7 @@ class Rounder(wiring.Component):
                     m.d.comb += up.eq(ups[self._modes[0]])
         m.d.comb += [
             self.q.eq(q + up),
-            self.inexact.eq(frac.any() | sticky_low),
+            self.inexact.eq(inexact),
             self.round_bit.eq(rbit),
         ]
         return m

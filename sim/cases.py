@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, random_bits
+from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
 from ..golden.rng import DEFAULT_RAND_BITS
 from .vectors import stimulus
 
@@ -41,7 +41,8 @@ def _as_float(bits, source):
 def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None):
     """Every (mode, sat) combination of an encoder configuration over the standard stimulus."""
     fmt, source = cfg["format"], cfg.get("source", "fp32")
-    roundings = tuple(cfg.get("rounding", ("rne",)))
+    roundings = cfg.get("rounding") or get_format(fmt).roundings[:1]
+    roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
     saturate = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate", False))
     sats = (0, 1) if saturate == "runtime" else ((1,) if saturate == "on" else (0,))
     rand_bits = cfg.get("rand_bits", DEFAULT_RAND_BITS)
@@ -57,6 +58,7 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None):
     for k, (r, s) in enumerate(blocks):
         rand = draws[k * n : (k + 1) * n]
         y, f = encode_with_flags(fmt, x, rounding=r, saturate=bool(s), nan_to_zero=cfg.get("nan_to_zero", False),
+                                 paper_literal=cfg.get("paper_literal", False),
                                  rand=rand if r == "sr" else None, rand_bits=rand_bits)
         ins["a"].append(stim)
         ins["mode"].append(np.full(n, ROUNDING_MODES[r], np.uint64))
@@ -79,8 +81,6 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None):
 
 def decoder_case(cfg):
     """All codes of the format, decoded to the target."""
-    from ..golden import get_format
-
     fmt = get_format(cfg["format"])
     codes = np.arange(1 << fmt.bits, dtype=np.uint64)
     y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)

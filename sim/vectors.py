@@ -51,7 +51,7 @@ def directed(fmt, source: str = "fp32") -> np.ndarray:
     codes = np.arange(1 << fmt.bits)
     vals = decode(fmt, codes).astype(np.float64)
     pos = np.unique(vals[np.isfinite(vals) & (vals >= 0)])
-    step = 2.0 ** (fmt.emax - fmt.mbits)
+    step = fmt.top_quantum
     beyond = np.array([pos[-1] + step, pos[-1] + 2 * step])
     grid = np.concatenate([pos, beyond])
     mids = (grid[:-1] + grid[1:]) / 2

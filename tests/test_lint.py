@@ -18,6 +18,12 @@ SHAPES = (
        dict(unit="encoder", format="e5m2", source="bf16", rounding=("sr",), latency=3, seed=1),
        dict(unit="encoder", format="e4m3fnuz", source="fp16", rounding=("rtz", "ta"), saturate=True, latency=1),
        dict(unit="decoder", format="e5m2fnuz", target="bf16", latency=2)]
+    + [dict(unit="encoder", format="hif8", source=s, rounding=("ta", "hr", "sr", "rne", "rtz"), saturate="runtime")
+       for s in ("fp32", "fp16", "bf16")]
+    + [dict(unit="decoder", format="hif8", target=t) for t in ("fp32", "fp16", "bf16")]
+    + [dict(unit="encoder", format="hif8", source="fp32", rounding=("ta",)),
+       dict(unit="encoder", format="hif8", source="fp16", rounding=("hr",), paper_literal=True, latency=2),
+       dict(unit="encoder", format="hif8", source="bf16", rounding=("sr",), latency=1, seed=3)]
 )
 
 

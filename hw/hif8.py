@@ -1,0 +1,264 @@
+"""HiFloat8 conversion units built from the tapered-format descriptor: ``HiF8Encoder`` and ``HiF8Decoder``.
+
+The encoder is one datapath for every mantissa width: the operand's exponent ``E`` selects the width
+``w(E)`` (3, 2, 1, or 0 in the denormal binades) and so the round position of the shared
+:class:`~fpforge.hw.rounding.Rounder`; the rounded significand and the exponent then index the dot/exponent
+prefix of the code. Hybrid rounding (``hr``) takes its threshold from the operand's own low bits (SR14 for
+FP32, SR2 for FP16/BF16), so it needs no random port. Semantics: ``docs/hif8.md``.
+"""
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..golden.formats import Flag, TaperedFormat, get_format
+from ..golden.rng import DEFAULT_RAND_BITS
+from ..golden.tapered import HR_TA_BELOW, hr_threshold_bits
+from .convert import _source, check_roundings, check_saturate, mode_is, unpack_source
+from .rounding import MODE_WIDTH, Rounder
+
+__all__ = ["HiF8Decoder", "HiF8Encoder"]
+
+
+def _tapered_format(fmt):
+    fmt = get_format(fmt)
+    if not isinstance(fmt, TaperedFormat):
+        raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a tapered format")
+    return fmt
+
+
+class HiF8Encoder(wiring.Component):
+    """Source float (FP32/FP16/BF16) → HiF8 (or another tapered format), combinational.
+
+    Parameters
+    ----------
+    fmt : str or TaperedFormat
+        Target format (``hif8``).
+    source : str
+        ``fp32``, ``fp16`` or ``bf16``.
+    roundings : tuple of str
+        Enabled modes among ``ta``, ``hr``, ``sr``, ``rne``, ``rtz``; several add a ``mode`` port.
+    saturate : str or bool
+        ``"off"``/False, ``"on"``/True or ``"runtime"`` (adds a ``sat`` port): overflow and ±Inf give ±2^15.
+    nan_to_zero : bool
+        NaN operands encode as 0x00.
+    rand_bits : int
+        R, width of ``rand`` when ``sr`` is enabled.
+    paper_literal : bool
+        ``hr``: SR14 rounds up when ``F14 >= T14`` even for exact values.
+
+    Members
+    -------
+    a : In(source bits)
+    y : Out(8)
+    flags : Out(5)
+    rand : In(rand_bits)
+        Only with ``sr``.
+    mode : In(3)
+        Only with several roundings (``ROUNDING_MODES`` codes; unknown codes act as the first mode).
+    sat : In(1)
+        Only with ``saturate="runtime"``.
+    """
+
+    def __init__(self, fmt="hif8", source="fp32", roundings=("ta",), saturate=False, nan_to_zero=False,
+                 rand_bits=DEFAULT_RAND_BITS, paper_literal=False):
+        fmt = _tapered_format(fmt)
+        src = _source(source)
+        roundings = check_roundings(fmt, roundings)
+        saturate = check_saturate(saturate)
+        if not 1 <= rand_bits <= 32:
+            raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+        if paper_literal and "hr" not in roundings:
+            raise ValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
+        self._fmt, self._src = fmt, src
+        self._roundings, self._saturate = roundings, saturate
+        self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
+        self._paper_literal = bool(paper_literal)
+        members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
+        if "sr" in roundings:
+            members["rand"] = In(rand_bits)
+        if len(roundings) > 1:
+            members["mode"] = In(MODE_WIDTH)
+        if saturate == "runtime":
+            members["sat"] = In(1)
+        super().__init__(members)
+
+    format = property(lambda self: self._fmt)
+    source = property(lambda self: self._src)
+    roundings = property(lambda self: self._roundings)
+    saturate = property(lambda self: self._saturate)
+    nan_to_zero = property(lambda self: self._nan_to_zero)
+    rand_bits = property(lambda self: self._rand_bits)
+    paper_literal = property(lambda self: self._paper_literal)
+
+    def describe(self):
+        return (f"encoder {self._src.name} -> {self._fmt.name}, rounding {','.join(self._roundings)}, "
+                f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
+                + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
+                + (", paper_literal 1" if self._paper_literal else ""))
+
+    def elaborate(self, platform):
+        m = Module()
+        fmt, src = self._fmt, self._src
+        sign, exp, sig, nan, inf, nonzero, subnormal = unpack_source(
+            m, src, self.a, normalize=src.emin > fmt.dml_emin,
+            width=max(src.mbits, fmt.mbits) + 1)
+        ms = len(sig) - 1
+        lo, hi = fmt.dml_emin, fmt.emax
+
+        # Base exponent: E, or the smallest denormal exponent below the range (the quantum stays there).
+        eb = Signal(signed(len(exp) + 1), name="eb")
+        m.d.comb += eb.eq(Mux(exp < lo, lo, exp))
+        # Mantissa width at eb, from the descriptor (exponents above emax overflow whatever it is).
+        wmax = fmt.mbits
+        width = Signal(range(wmax + 1), name="mwidth")
+        with m.Switch(eb):
+            for e in range(lo, hi + 1):
+                with m.Case(e):
+                    m.d.comb += width.eq(fmt.mant_width(e))
+            with m.Default():
+                m.d.comb += width.eq(fmt.mant_width(hi))
+
+        # Discard shift = ms - w(eb) + (eb - E), clamped to "everything".
+        k = hr_threshold_bits(src)
+        limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits, k)
+        shift = Signal(range(limit + 1), name="shift")
+        below = Signal(signed(len(exp) + 2), name="below")
+        m.d.comb += below.eq(eb - exp + ms - width)
+        m.d.comb += shift.eq(Mux(below >= limit, limit, below[: len(shift)]))
+
+        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, k,
+                                             self._paper_literal)
+        m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
+        if "mode" in self.signature.members:
+            m.d.comb += rnd.mode.eq(self.mode)
+        if "sr" in self._roundings:
+            m.d.comb += rnd.rand.eq(self.rand)
+        if "hr" in self._roundings:
+            # T14 = the 14 low source bits (FP32); T2 = (source LSB, 1) (FP16/BF16). Zero stays zero.
+            lsbs = self.a[:k] if k == 14 else Cat(Const(1, 1), self.a[0])
+            m.d.comb += [rnd.thresh.eq(lsbs), rnd.hr_sr.eq(nonzero & ((exp >= HR_TA_BELOW) | (exp <= -HR_TA_BELOW)))]
+
+        # q in [2**w, 2**(w+1)] (or [0, 1] below the range): a carry moves to the next binade.
+        q = rnd.q
+        carry = Signal(name="carry")
+        m.d.comb += carry.eq((q >> (width + 1)) != 0)
+        er = Signal(signed(len(eb) + 1), name="er")
+        m.d.comb += er.eq(eb + carry)
+        man = Signal(wmax, name="man")
+        m.d.comb += man.eq(q & ((Const(1, wmax + 1) << width) - 1))
+        zero = Signal(name="zero")
+        m.d.comb += zero.eq(q == 0)
+
+        # Magnitude code from (er, man): the dot/exponent prefix of each exponent, from the descriptor.
+        mag = Signal(fmt.bits - 1, name="mag")
+        with m.If(~zero):
+            with m.Switch(er):
+                for e in range(lo, hi + 1):
+                    with m.Case(e):
+                        if e < fmt.emin:
+                            m.d.comb += mag.eq(fmt.encode_denormal(e))
+                        else:
+                            m.d.comb += mag.eq(fmt.encode_normal(e, 0) | man)
+        top_w = fmt.mant_width(hi)
+        overflow = Signal()
+        m.d.comb += overflow.eq(nonzero & ((er > hi) | (er == hi) & (man > (1 << top_w) - 2)))
+        inexact = Signal()
+        m.d.comb += inexact.eq(nonzero & rnd.inexact)
+
+        sat = {"off": Const(0, 1), "on": Const(1, 1)}.get(self._saturate)
+        if sat is None:
+            sat = self.sat
+        ovf_sat = sat | mode_is(self, "rtz")
+        smask = fmt.sign_mask
+        neg = Mux(sign, smask, 0)
+        y = self.y
+        with m.If(nan):
+            m.d.comb += y.eq(0 if self._nan_to_zero else fmt.nan_code())
+        with m.Elif(inf | overflow):
+            with m.If(sat | overflow & ovf_sat):
+                m.d.comb += y.eq(neg | fmt.max_code)
+            with m.Else():
+                m.d.comb += y.eq(neg | fmt.inf_code)
+        with m.Elif(zero):
+            m.d.comb += y.eq(0)  # one zero: -0 and negative underflow give 0x00
+        with m.Else():
+            m.d.comb += y.eq(neg | mag)
+
+        m.d.comb += self.flags.eq(Cat(
+            nan,
+            subnormal,
+            overflow,
+            inexact & ~overflow & (zero | (er < fmt.emin)),
+            inexact | overflow | (inf & sat),
+        ))
+        return m
+
+
+class HiF8Decoder(wiring.Component):
+    """HiF8 → FP32/FP16/BF16 bits, combinational and exact (all three hold every HiF8 value).
+
+    The dot prefix selects the exponent width; the sign-magnitude exponent gets its hidden magnitude MSB
+    back; denormal codes are powers of two. 0x80 gives the target's canonical NaN with the sign bit set (as
+    the FNUZ decoders do), ±Inf the target's ±Inf, 0x00 +0.
+
+    Members
+    -------
+    a : In(8)
+    y : Out(target bits)
+    """
+
+    def __init__(self, fmt="hif8", target="fp32"):
+        fmt = _tapered_format(fmt)
+        tgt = _source(target, "target")
+        if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
+            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
+        self._fmt, self._tgt = fmt, tgt
+        super().__init__({"a": In(fmt.bits), "y": Out(tgt.bits)})
+
+    format = property(lambda self: self._fmt)
+    target = property(lambda self: self._tgt)
+
+    def describe(self):
+        return f"decoder {self._fmt.name} -> {self._tgt.name}"
+
+    def elaborate(self, platform):
+        m = Module()
+        fmt, tgt = self._fmt, self._tgt
+        a, n = self.a, fmt.bits
+        sign = a[n - 1]
+        wmax = fmt.mbits
+        # Exponent and a wmax-bit left-aligned mantissa of the code, one prefix at a time.
+        e = Signal(signed(7), name="e")
+        man = Signal(wmax, name="man")
+        special = Signal(name="special")  # the denormal prefix with M = 0: zero or NaN
+        with m.If(a[n - 1 - fmt.dml[1] : n - 1] == fmt.dml[0]):
+            field = a[: fmt.dml_bits]
+            m.d.comb += [e.eq(field - fmt.dml_offset), special.eq(field == 0)]
+        for code, width, d in fmt.dots:
+            w = fmt.mant_width_of_dot(width, d)
+            with m.Elif(a[n - 1 - width : n - 1] == code):
+                if d == 0:
+                    m.d.comb += e.eq(0)
+                else:
+                    em = a[w : w + d]
+                    mag = Cat(em[: d - 1], Const(1, 1))
+                    m.d.comb += e.eq(Mux(em[d - 1], -mag, mag))
+                if w:
+                    m.d.comb += man.eq(a[:w] << (wmax - w))
+
+        inf = a[: n - 1] == fmt.inf_code
+        tneg = Mux(sign, tgt.sign_mask, 0)
+        widen = tgt.mbits - wmax
+        y = self.y
+        with m.If(special):
+            m.d.comb += y.eq(Mux(sign, tgt.nan_code(True), 0))
+        with m.Elif(inf):
+            m.d.comb += y.eq(tneg | tgt.inf_code)
+        with m.Elif(e >= tgt.emin):
+            m.d.comb += y.eq(tneg | ((e + tgt.bias) << tgt.mbits) | (man << widen))
+        with m.Else():
+            # Below the target's normal range (FP16 for 2^-15 and the denormals): a target subnormal.
+            full = Cat(man, Const(1, 1)) << widen
+            m.d.comb += y.eq(tneg | (full >> (tgt.emin - e)[:5]))
+        return m
