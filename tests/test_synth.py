@@ -411,3 +411,22 @@ def test_custom_abc_script_is_reported(vfile):
     r = synthesize(vfile(NAND2_V), "nand2", abc_script=script)
     assert r["abc_script"] == script
     assert r["area_um2"] == pytest.approx(0.798)
+
+
+def test_hif8_units_synthesize():
+    """Generated HiF8 units map onto the bundled cells: combinational ones without flip-flops, the
+    decoder a fraction of the encoder, and a latency-1 stream stage registers every payload bit."""
+    from fpforge.hw import build_unit, default_name, to_verilog
+
+    def area(**cfg):
+        unit = build_unit(format="hif8", **cfg)
+        name = default_name(unit)
+        return synthesize(to_verilog(unit, name), name)
+
+    enc = area(unit="encoder", source="fp16", rounding=("ta",))
+    dec = area(unit="decoder", target="fp16")
+    assert enc["flip_flops"] == 0 and dec["flip_flops"] == 0
+    assert 0 < dec["area_um2"] < enc["area_um2"]
+    piped = area(unit="encoder", source="fp16", rounding=("ta",), latency=1)
+    # One stage: 8 result bits + 5 flag bits + valid.
+    assert piped["flip_flops"] == 8 + 5 + 1
