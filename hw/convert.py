@@ -224,8 +224,7 @@ class Encoder(wiring.Component):
         with m.Else():
             m.d.comb += shift.eq(base + under[: len(shift)])
 
-        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits,
-                                             min_shift=base)
+        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits)
         m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)

@@ -128,7 +128,7 @@ class HiF8Encoder(wiring.Component):
         m.d.comb += shift.eq(Mux(below >= limit, limit, below[: len(shift)]))
 
         m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, k,
-                                             self._paper_literal, min_shift=ms - wmax)
+                                             self._paper_literal)
         m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)

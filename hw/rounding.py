@@ -38,10 +38,6 @@ class Rounder(wiring.Component):
         K, the width of the ``hr`` threshold (HiF8's SR14 / SR2).
     paper_literal : bool
         ``hr`` compares ``F >= T`` even when nothing was discarded (see ``docs/hif8.md``).
-    min_shift : int
-        A guarantee that ``shift`` is never below this. The low ``min_shift - frac_bits`` bits of ``sig``
-        can then only feed the sticky bit, so they are OR-ed into one before the shifter, which shrinks
-        the shifter to the bits that can survive (an FP32 → FP8 encoder shifts 6 bits, not 24).
 
     Members
     -------
@@ -71,8 +67,7 @@ class Rounder(wiring.Component):
     ``F / 2**R``.
     """
 
-    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
-                 min_shift=0):
+    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False):
         if width < 1:
             raise ValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
@@ -84,7 +79,6 @@ class Rounder(wiring.Component):
         self._thresh_bits = thresh_bits
         self._paper_literal = bool(paper_literal)
         self._frac_bits = self.frac_bits_for(modes, rand_bits, thresh_bits)
-        self._min_shift = min_shift
         members = {
             "sig": In(width),
             "shift": In(shift_width),
@@ -112,21 +106,13 @@ class Rounder(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         w, f = self._width, self._frac_bits
-        sig, shift = self.sig, self.shift
-        low = min(self._min_shift - f, w)
-        if low > 1:
-            # sig[:low] always lands below the kept fraction: fold it into one sticky bit.
-            sig2 = Signal(w - low + 1, name="sig_folded")
-            shift2 = Signal(len(shift), name="shift_folded")
-            m.d.comb += [sig2.eq(Cat(sig[:low].any(), sig[low:])), shift2.eq(shift - (low - 1))]
-            sig, shift, w = sig2, shift2, w - low + 1
-        ext = Cat(Const(0, f), sig)  # sig << f
+        ext = Cat(Const(0, f), self.sig)  # sig << f
         shifted = Signal(w + f)
-        m.d.comb += shifted.eq(ext >> shift)
+        m.d.comb += shifted.eq(ext >> self.shift)
         q = shifted[f:]
         frac = shifted[:f]
         # Bits of ext below the kept round bits: ext[i] for i < shift.
-        below = Cat(*(shift > i for i in range(w + f)))
+        below = Cat(*(self.shift > i for i in range(w + f)))
         sticky_low = (ext & below).any()
         sticky = sticky_low | (frac[: f - 1].any() if f > 1 else 0)
         rbit = frac[f - 1]
