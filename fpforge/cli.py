@@ -117,32 +117,61 @@ def cmd_formats(args):
 
 def cmd_table(args):
     from .golden import decode, get_format
-    from .golden.minifloat import _classify
+    from .golden.formats import TaperedFormat
+    from .golden.summary import SUMMARY_ROWS, code_class, summary
 
-    fmt = get_format(args.format)
+    if args.summary:
+        fmts = [get_format(f) for f in args.format]
+        cols = [summary(f) for f in fmts]
+        rows = [["", *(f.name for f in fmts)]] + [[r, *(c[r] for c in cols)] for r in SUMMARY_ROWS]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        _emit(args, "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows))
+        return 0
+    if len(args.format) != 1:
+        raise UsageError("table takes one format (or --summary FMT [FMT ...])")
+    fmt = get_format(args.format[0])
     if args.bias is not None:
         raise UsageError(f"format {fmt.name!r} has a fixed bias; --bias applies to CFloat formats")
     if fmt.bits > 16:
         raise UsageError(f"format {fmt.name!r} has {fmt.bits}-bit codes; tables list formats of up to 16 bits")
     codes = np.arange(1 << fmt.bits)
     vals = decode(fmt, codes).astype(np.float64)
-    nan, inf = _classify(fmt, codes)
-    exp = (codes >> fmt.mbits) & fmt.exp_max_field
+    cls = code_class(fmt, codes)
     digits = (fmt.bits + 3) // 4
-    lines = [f"# {fmt.name}: {fmt.title}", "code  bits  value  class"]
+    tapered = isinstance(fmt, TaperedFormat)
+    lines = [f"# {fmt.name}: {fmt.title}", "code  bits  value  class" + ("  fields" if tapered else "")]
     for c in codes:
-        if nan[c]:
-            cls = "nan"
-        elif inf[c]:
-            cls = "inf"
-        elif vals[c] == 0:
-            cls = "zero"
-        elif exp[c] == 0:
-            cls = "subnormal"
-        else:
-            cls = "normal"
-        lines.append(f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls}")
+        line = f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}"
+        if tapered:
+            line += "  " + _tapered_fields(fmt, int(c))
+        lines.append(line)
     _emit(args, "\n".join(lines) + "\n")
+    return 0
+
+
+def _tapered_fields(fmt, code):
+    """``S|dot|Em|M`` split of a tapered code, with D (or DML) and the exponent."""
+    b = format(code, f"0{fmt.bits}b")
+    mag = b[1:]
+    if mag.startswith(format(fmt.dml[0], f"0{fmt.dml[1]}b")):
+        w = fmt.dml[1]
+        return f"{b[0]}|{mag[:w]}|{mag[w:]}  DML M={int(mag[w:], 2)}"
+    for dot, width, d in fmt.dots:
+        if mag.startswith(format(dot, f"0{width}b")):
+            em, man = mag[width : width + d], mag[width + d :]
+            e = 0 if d == 0 else (-1 if em[0] == "1" else 1) * int("1" + em[1:], 2)
+            return f"{b[0]}|{mag[:width]}|{em or '-'}|{man}  D={d} E={e}"
+    return ""
+
+
+def cmd_plot(args):
+    from .plots import plot_precision
+
+    ext = os.path.splitext(args.output)[1].lower().lstrip(".")
+    if ext not in ("png", "svg"):
+        raise UsageError(f"plot output must end in .png or .svg, not {args.output!r}")
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    write_atomic(args.output, plot_precision(formats, ext))
     return 0
 
 
@@ -185,10 +214,17 @@ def _parser():
 
     sub.add_parser("formats", help="list the formats and their limits")
 
-    t = sub.add_parser("table", help="every code of a format, its value and class")
-    t.add_argument("format")
+    t = sub.add_parser("table", help="every code of a format, its value and class; --summary: Table 4 rows")
+    t.add_argument("format", nargs="+", help="format (several with --summary)")
+    t.add_argument("--summary", action="store_true",
+                   help="the HiF8 paper's Table 4 rows (specials, limits, exponent ranges) for each format")
     t.add_argument("--bias", type=int, default=None, help="run-time bias (CFloat formats)")
     t.add_argument("-o", "--output", default=None)
+
+    pl = sub.add_parser("plot", help="figures: `precision` draws significand bits against exponent (HiF8 Fig. 1)")
+    pl.add_argument("figure", choices=["precision"])
+    pl.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
+    pl.add_argument("--formats", default="hif8,e4m3,e5m2,fp16", help="comma list (default hif8,e4m3,e5m2,fp16)")
 
     v = sub.add_parser("verilog", help="generate a unit's Verilog")
     _add_unit_options(v)
@@ -209,7 +245,7 @@ def _parser():
     return p
 
 
-_COMMANDS = {"formats": cmd_formats, "table": cmd_table, "verilog": cmd_verilog, "synth": cmd_synth,
+_COMMANDS = {"formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "verilog": cmd_verilog, "synth": cmd_synth,
              "sim": cmd_sim}
 
 

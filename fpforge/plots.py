@@ -1,0 +1,37 @@
+"""Figures drawn with matplotlib from the golden model's descriptors (Agg backend, deterministic SVG)."""
+
+from __future__ import annotations
+
+import io
+
+__all__ = ["plot_precision"]
+
+
+def plot_precision(formats, fmt="png") -> bytes:
+    """The HiF8 paper's Fig. 1: significand precision (bits, hidden bit included, denormals normalized)
+    against exponent for each format, as PNG or SVG bytes (identical bytes for identical inputs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .golden import get_format
+    from .golden.summary import precision_by_exponent
+
+    descs = [get_format(f) for f in formats]
+    with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none"}):
+        fig, ax = plt.subplots(figsize=(8, 3.6), dpi=120)
+        for d in descs:
+            e, bits = precision_by_exponent(d)
+            ax.step(e, bits, where="mid", label=d.name, linewidth=1.8)
+        ax.set_xlabel("exponent (denormals normalized)")
+        ax.set_ylabel("significand bits")
+        ax.set_title("Significand precision over exponent")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        meta = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(buf, format=fmt, metadata=meta)
+        plt.close(fig)
+    return buf.getvalue()
