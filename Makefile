@@ -23,6 +23,7 @@ regress:
 
 bench:
 	$(PY) bench/bench_golden.py
+	$(PY) bench/bench_hif8.py
 	$(PY) bench/bench_sim.py
 
 clean:
