@@ -60,6 +60,10 @@ def test_verilog_writes_the_documented_ports_and_identical_bytes(tmp_path):
         (["synth", "encoder", "--format", "e4m3", "--liberty", "/nonexistent/x.lib"], "liberty"),
         (["sim", "encoder", "--format", "e4m3", "--simulator", "modelsim"], "choose from 'verilator', 'icarus', 'all'"),
         (["table", "nope"], "unknown format 'nope'"),
+        (["verilog", "encoder", "--format", "hif8", "--rounding", "rne,te"], "valid choices: ta, hr, sr, rne, rtz"),
+        (["verilog", "encoder", "--format", "hif8", "--paper-literal"], "paper_literal applies to hybrid rounding"),
+        (["verilog", "encoder", "--format", "e5m2", "--paper-literal"], "paper_literal applies to HiF8"),
+        (["verilog", "decoder", "--format", "hif8", "--paper-literal"], "apply to encoders only"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_code_2(args, message):
@@ -93,3 +97,13 @@ def test_sim_command_runs_a_regression(tmp_path):
     out = fpforge("sim", "decoder", "--format", "e4m3fnuz", "--target", "bf16", "--build-dir", str(tmp_path))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS fpforge_dec_e4m3fnuz_bf16 on verilator: 256 vectors" in out.stdout
+
+
+def test_hif8_verilog_defaults_to_ta_and_names_its_options(tmp_path):
+    path = tmp_path / "hif8.v"
+    assert main(["verilog", "encoder", "--format", "hif8", "--source", "bf16", "-o", str(path)]) == 0
+    head = path.read_text().splitlines()[0]
+    assert "encoder bf16 -> hif8, rounding ta," in head
+    assert main(["verilog", "encoder", "--format", "hif8", "--rounding", "hr", "--paper-literal", "-o", str(path)]) == 0
+    text = path.read_text()
+    assert "paper_literal 1" in text.splitlines()[0] and "module fpforge_enc_fp32_hif8" in text

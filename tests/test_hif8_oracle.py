@@ -210,3 +210,11 @@ def test_sr_mean_approaches_the_input():
 def test_bad_options(kwargs, match):
     with pytest.raises(ValueError, match=match):
         encode("hif8", np.float32([1.0]), **kwargs)
+
+
+def test_documented_paper_literal_example():
+    """docs/hif8.md: 24.0 = 1.5 × 2^4 (low 14 bits zero) stays 0x42 by default, becomes 28.0 literally."""
+    x = np.float32([24.0])
+    assert encode("hif8", x, rounding="hr")[0] == 0x42
+    assert encode("hif8", x, rounding="hr", paper_literal=True)[0] == 0x43
+    assert decode("hif8", np.array([0x43]))[0] == 28.0
