@@ -118,14 +118,15 @@ def cmd_formats(args):
 def cmd_table(args):
     from .golden import decode, get_format
     from .golden.formats import TaperedFormat
-    from .golden.summary import SUMMARY_ROWS, code_class, summary
+    from .golden.summary import code_class, code_fields, summary_table
 
     if args.summary:
-        fmts = [get_format(f) for f in args.format]
-        cols = [summary(f) for f in fmts]
-        rows = [["", *(f.name for f in fmts)]] + [[r, *(c[r] for c in cols)] for r in SUMMARY_ROWS]
+        if args.bias is not None:
+            raise UsageError("--summary lists fixed-bias formats; --bias applies to a CFloat table")
+        rows = summary_table(args.format)
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        _emit(args, "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows))
+        _write_report(args, "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n"
+                                    for r in rows))
         return 0
     if len(args.format) != 1:
         raise UsageError("table takes one format (or --summary FMT [FMT ...])")
@@ -133,45 +134,47 @@ def cmd_table(args):
     if args.bias is not None:
         raise UsageError(f"format {fmt.name!r} has a fixed bias; --bias applies to CFloat formats")
     if fmt.bits > 16:
-        raise UsageError(f"format {fmt.name!r} has {fmt.bits}-bit codes; tables list formats of up to 16 bits")
+        raise UsageError(f"format {fmt.name!r} has {fmt.bits}-bit codes; tables list formats of up to 16 bits"
+                         " (--summary works for any format)")
     codes = np.arange(1 << fmt.bits)
     vals = decode(fmt, codes).astype(np.float64)
     cls = code_class(fmt, codes)
     digits = (fmt.bits + 3) // 4
     tapered = isinstance(fmt, TaperedFormat)
-    lines = [f"# {fmt.name}: {fmt.title}", "code  bits  value  class" + ("  fields" if tapered else "")]
+    lines = [f"# {fmt.name}: {fmt.title}",
+             "code  bits  value  class" + ("  fields (S|dot|Em|M or S|DML|M)  meaning" if tapered else "")]
     for c in codes:
         line = f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}"
         if tapered:
-            line += "  " + _tapered_fields(fmt, int(c))
+            fields, meaning = code_fields(fmt, int(c))
+            line += "  " + "|".join(f or "-" for f in fields) + "  " + meaning
         lines.append(line)
-    _emit(args, "\n".join(lines) + "\n")
+    _write_report(args, "\n".join(lines) + "\n")
     return 0
 
 
-def _tapered_fields(fmt, code):
-    """``S|dot|Em|M`` split of a tapered code, with D (or DML) and the exponent."""
-    b = format(code, f"0{fmt.bits}b")
-    mag = b[1:]
-    if mag.startswith(format(fmt.dml[0], f"0{fmt.dml[1]}b")):
-        w = fmt.dml[1]
-        return f"{b[0]}|{mag[:w]}|{mag[w:]}  DML M={int(mag[w:], 2)}"
-    for dot, width, d in fmt.dots:
-        if mag.startswith(format(dot, f"0{width}b")):
-            em, man = mag[width : width + d], mag[width + d :]
-            e = 0 if d == 0 else (-1 if em[0] == "1" else 1) * int("1" + em[1:], 2)
-            return f"{b[0]}|{mag[:width]}|{em or '-'}|{man}  D={d} E={e}"
-    return ""
+def _write_report(args, data):
+    """``_emit`` for the report commands, naming the user's path (not the temporary file) on failure."""
+    try:
+        if isinstance(data, bytes):
+            write_atomic(args.output, data)
+        else:
+            _emit(args, data)
+    except OSError as e:
+        raise UsageError(f"cannot write {args.output!r}: {e.strerror or e}") from None
 
 
 def cmd_plot(args):
+    from .golden import get_format
     from .plots import plot_precision
 
     ext = os.path.splitext(args.output)[1].lower().lstrip(".")
     if ext not in ("png", "svg"):
         raise UsageError(f"plot output must end in .png or .svg, not {args.output!r}")
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    write_atomic(args.output, plot_precision(formats, ext))
+    formats = [get_format(f.strip()).name for f in args.formats.split(",") if f.strip()]
+    if not formats:
+        raise UsageError("--formats names no format (e.g. --formats hif8,e4m3)")
+    _write_report(args, plot_precision(formats, ext))
     return 0
 
 

@@ -9,11 +9,20 @@ __all__ = ["plot_precision"]
 
 def plot_precision(formats, fmt="png") -> bytes:
     """The HiF8 paper's Fig. 1: significand precision (bits, hidden bit included, denormals normalized)
-    against exponent for each format, as PNG or SVG bytes (identical bytes for identical inputs)."""
+    against exponent for each format, as PNG or SVG bytes (identical bytes for identical inputs).
+
+    Parameters
+    ----------
+    formats : list of str or descriptors
+        One step line each, in this order.
+    fmt : str
+        ``"png"`` or ``"svg"``.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from .golden import get_format
     from .golden.summary import precision_by_exponent
@@ -21,11 +30,15 @@ def plot_precision(formats, fmt="png") -> bytes:
     descs = [get_format(f) for f in formats]
     with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none"}):
         fig, ax = plt.subplots(figsize=(8, 3.6), dpi=120)
-        for d in descs:
+        styles = ("-", "--", "-.", ":")
+        for i, d in enumerate(descs):  # the first format on top, dashes apart where lines overlap
             e, bits = precision_by_exponent(d)
-            ax.step(e, bits, where="mid", label=d.name, linewidth=1.8)
+            ax.step(e, bits, where="mid", label=d.name, linewidth=2.2 if i == 0 else 1.6,
+                    linestyle=styles[i % len(styles)], zorder=len(descs) - i + 2)
         ax.set_xlabel("exponent (denormals normalized)")
-        ax.set_ylabel("significand bits")
+        ax.set_ylabel("significand bits (hidden bit included)")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylim(bottom=0)
         ax.set_title("Significand precision over exponent")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
