@@ -140,7 +140,9 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
     else:  # pragma: no cover - rejected by the caller
         raise ValueError(rounding)
     r = np.ldexp((q0 + up).astype(np.float64), qe)
-    inexact = nonzero & (d != 0)
+    # Inexact: the result differs from the operand. ``up`` with ``d == 0`` happens only under hr with
+    # paper_literal (an exact value whose 14 low bits are zero rounds up), and is inexact too.
+    inexact = nonzero & ((d != 0) | up)
     overflow = nonzero & (r > fmt.max_value)
     mag = pc[np.minimum(np.searchsorted(pv, np.minimum(r, fmt.max_value)), len(pv) - 1)]
 
