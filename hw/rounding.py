@@ -52,7 +52,8 @@ class Rounder(wiring.Component):
     q : Out(width + 1)
         ``sig >> shift`` rounded.
     inexact : Out(1)
-        Some discarded bit was non-zero.
+        ``q`` differs from ``sig / 2**shift``: some discarded bit was non-zero, or the value was rounded
+        up although nothing was discarded (only paper-literal ``hr`` does that).
     round_bit : Out(1)
         The most significant discarded bit (the half-ulp bit); encoders with their own rules use it.
     thresh : In(thresh_bits)
@@ -122,8 +123,8 @@ class Rounder(wiring.Component):
             "ta": rbit,
             "rtz": Const(0, 1),
         }
-        inexact = Signal()
-        m.d.comb += inexact.eq(frac.any() | sticky_low)
+        discarded = Signal()
+        m.d.comb += discarded.eq(frac.any() | sticky_low)
         if "sr" in self._modes:
             r = self._rand_bits
             ups["sr"] = (frac[f - r :] + self.rand)[r]  # carry out of the R-bit add
@@ -131,7 +132,7 @@ class Rounder(wiring.Component):
             k = self._thresh_bits
             thr_up = frac[f - k :] >= self.thresh
             if not self._paper_literal:
-                thr_up = thr_up & inexact
+                thr_up = thr_up & discarded
             ups["hr"] = Mux(self.hr_sr, thr_up, rbit)
         up = Signal()
         if len(self._modes) == 1:
@@ -143,9 +144,11 @@ class Rounder(wiring.Component):
                         m.d.comb += up.eq(ups[name])
                 with m.Default():
                     m.d.comb += up.eq(ups[self._modes[0]])
+        # Inexact: the result differs from the operand. Only paper-literal ``hr`` can round up an exact
+        # value (nothing discarded), and that result is inexact too.
         m.d.comb += [
             self.q.eq(q + up),
-            self.inexact.eq(inexact),
+            self.inexact.eq(discarded | up),
             self.round_bit.eq(rbit),
         ]
         return m

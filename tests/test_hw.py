@@ -193,3 +193,24 @@ def test_hif8_encoder_matches_golden_on_directed_cases(source):
     sim.add_testbench(bench)
     sim.run()
     assert not bad, bad[:5]
+
+
+@pytest.mark.parametrize("paper_literal", [False, True])
+def test_rounder_flags_a_paper_literal_round_up_of_an_exact_value_as_inexact(paper_literal):
+    """hr with F = T = 0: nothing is discarded; paper-literal SR14 still rounds up, and that is inexact."""
+    rnd = Rounder(8, 4, ("hr",), thresh_bits=2, paper_literal=paper_literal)
+    seen = {}
+
+    async def bench(ctx):
+        ctx.set(rnd.hr_sr, 1)
+        ctx.set(rnd.thresh, 0)
+        for sig in (0b1010_0000, 0b1010_0100):  # shift 4: exact, then F = 01 >= T = 00 with bits discarded
+            ctx.set(rnd.sig, sig)
+            ctx.set(rnd.shift, 4)
+            seen[sig] = (ctx.get(rnd.q), ctx.get(rnd.inexact))
+
+    sim = Simulator(rnd)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen[0b1010_0000] == ((0b1011, 1) if paper_literal else (0b1010, 0))
+    assert seen[0b1010_0100] == (0b1011, 1)
