@@ -14,6 +14,9 @@ Special-value conventions (``nan``):
   OCP E5M2).
 * ``"fn"``: no infinities; the only NaN codes are S.1…1.1…1 (OCP E4M3, "finite + NaN").
 * ``"fnuz"``: no infinities, no negative zero; the single NaN is the code 1000…0 (Graphcore/AMD FNUZ).
+* ``"none"``: no infinities and no NaN: every code is a finite number, the all-ones exponent included
+  (OCP FP6/FP4 element formats, Tesla CFloat8). Encoders clamp: overflow and ±Inf give ±max, a NaN gives
+  ±max with its sign (or +0 with ``nan_to_zero``) and raises the invalid flag.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ class Flag(IntFlag):
 #: Rounding mode names and the code each has on a runtime ``mode`` port (stable across formats).
 ROUNDING_MODES = {"rne": 0, "ta": 1, "rtz": 2, "sr": 3, "hr": 4}
 
-_NAN_STYLES = ("ieee", "fn", "fnuz")
+_NAN_STYLES = ("ieee", "fn", "fnuz", "none")
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class FloatFormat:
     bias : int
         Exponent bias: a normal code with exponent field ``e`` has value ``2**(e - bias) * 1.m``.
     nan : str
-        Special-value convention, one of ``"ieee"``, ``"fn"``, ``"fnuz"``.
+        Special-value convention, one of ``"ieee"``, ``"fn"``, ``"fnuz"``, ``"none"``.
     roundings : tuple of str
         Rounding modes the encoder offers.
     dtype : numpy dtype or None
@@ -122,6 +125,10 @@ class FloatFormat:
         return self.nan == "ieee"
 
     @property
+    def has_nan(self) -> bool:
+        return self.nan != "none"
+
+    @property
     def has_neg_zero(self) -> bool:
         return self.nan != "fnuz"
 
@@ -132,15 +139,18 @@ class FloatFormat:
             return (self.exp_max_field << self.mbits) - 1
         if self.nan == "fn":
             return (1 << (self.bits - 1)) - 2
-        return (1 << (self.bits - 1)) - 1
+        return (1 << (self.bits - 1)) - 1  # fnuz, none: the all-ones magnitude
 
     @property
     def inf_code(self) -> int | None:
         """Magnitude code of +Inf, or None."""
         return self.exp_max_field << self.mbits if self.has_inf else None
 
-    def nan_code(self, negative: bool = False) -> int:
-        """The canonical NaN this project's encoders produce (quiet, sign kept where there is one)."""
+    def nan_code(self, negative: bool = False) -> int | None:
+        """The canonical NaN this project's encoders produce (quiet, sign kept where there is one); None
+        for a format without NaN."""
+        if self.nan == "none":
+            return None
         if self.nan == "fnuz":
             return self.sign_mask
         if self.nan == "fn":
@@ -227,6 +237,7 @@ class TaperedFormat:
 
     kind = "tapered"
     has_inf = True
+    has_nan = True
     has_neg_zero = False
     nan = "single"
     dtype = None
@@ -406,6 +417,11 @@ E5M2FNUZ = register(
 )
 
 HIF8 = register(TaperedFormat("hif8", title="HiFloat8 (tapered: dot-coded exponent width, denormals to 2^-22)"))
+
+# OCP Microscaling element formats (OCP MX v1.0 §5.3): no Inf, no NaN; conversions saturate.
+E3M2 = register(FloatFormat("e3m2", 3, 2, 3, nan="none", title="OCP FP6 E3M2 (MX element; no Inf/NaN, max ±28)"))
+E2M3 = register(FloatFormat("e2m3", 2, 3, 1, nan="none", title="OCP FP6 E2M3 (MX element; no Inf/NaN, max ±7.5)"))
+E2M1 = register(FloatFormat("e2m1", 2, 1, 1, nan="none", title="OCP FP4 E2M1 (MX element; no Inf/NaN, max ±6)"))
 
 
 def source_of(x) -> FloatFormat:

@@ -47,10 +47,13 @@ def _classify(fmt: FloatFormat, codes: np.ndarray):
     if fmt.nan == "ieee":
         top = exp == fmt.exp_max_field
         return top & (man != 0), top & (man == 0)
+    none = np.zeros(codes.shape, bool)
     if fmt.nan == "fn":
         mag = codes.astype(np.int64) & (fmt.sign_mask - 1)
-        return mag == fmt.sign_mask - 1, np.zeros(codes.shape, bool)
-    return codes.astype(np.int64) == fmt.sign_mask, np.zeros(codes.shape, bool)
+        return mag == fmt.sign_mask - 1, none
+    if fmt.nan == "none":
+        return none, none
+    return codes.astype(np.int64) == fmt.sign_mask, none
 
 
 def _check_rounding(fmt, rounding):
@@ -233,10 +236,13 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
 
     smask = fmt.sign_mask
     neg = sign == 1
-    nan_code = np.where(neg, fmt.nan_code(True), fmt.nan_code(False))
 
     def signed(magnitude):
         return magnitude | np.where(neg, smask, 0)
+
+    # A format without NaN clamps: it always saturates, and a NaN operand becomes ±max.
+    saturate = saturate or not fmt.has_nan
+    nan_code = np.where(neg, fmt.nan_code(True), fmt.nan_code(False)) if fmt.has_nan else signed(fmt.max_code)
 
     # Finite results: an overflow gives ±max when saturating (and under rtz, as IEEE 754 does),
     # else ±Inf where the format has it, else NaN.

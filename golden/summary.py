@@ -105,6 +105,8 @@ def _nan_pattern(fmt) -> str:
         ones = "1" * fmt.ebits
         return f"± {ones} M≠0"  # every non-zero mantissa under the all-ones exponent
     code = fmt.nan_code(negative=True)
+    if code is None:  # no NaN at all (OCP FP6/FP4, CFloat8)
+        return "N/A"
     if isinstance(fmt, FloatFormat) and fmt.nan == "fn":  # S.1…1.1…1, both signs
         return _pattern(fmt, code, "±")
     return _pattern(fmt, code)  # the single NaN (FNUZ, HiF8)

@@ -42,6 +42,8 @@ def _fields(fmt, bits):
         return sign, exp, man, top & (man != 0), top & (man == 0)
     if fmt.nan == "fn":
         return sign, exp, man, bits[: fmt.bits - 1] == fmt.sign_mask - 1, Const(0, 1)
+    if fmt.nan == "none":
+        return sign, exp, man, Const(0, 1), Const(0, 1)
     return sign, exp, man, bits == fmt.sign_mask, Const(0, 1)
 
 
@@ -244,14 +246,20 @@ class Encoder(wiring.Component):
         m.d.comb += inexact.eq(nonzero & rnd.inexact)
 
         # Saturation (fixed or run-time); rtz never rounds a finite operand to an infinity.
+        # A format without NaN (nan style "none") clamps: it always saturates, a NaN gives ±max.
         sat = {"off": Const(0, 1), "on": Const(1, 1)}.get(self._saturate)
         if sat is None:
             sat = self.sat
+        if not fmt.has_nan:
+            sat = Const(1, 1)
         ovf_sat = sat | mode_is(self, "rtz")
 
         smask = fmt.sign_mask
         neg = Mux(sign, smask, 0)
-        nan_code = Mux(sign, fmt.nan_code(True), fmt.nan_code(False))
+        if fmt.has_nan:
+            nan_code = Mux(sign, fmt.nan_code(True), fmt.nan_code(False))
+        else:
+            nan_code = neg | fmt.max_code
         big = fmt.inf_code if fmt.has_inf else None  # ±Inf where the format has it, else NaN
         y = self.y
         with m.If(nan):

@@ -173,3 +173,57 @@ def test_decode_bits_matches_ml_dtypes_casts(fmt, target, dtype, qnan, sign):
     # NaN codes: the target's canonical quiet NaN with the code's sign bit (FNUZ's 0x80 is "negative").
     want_nan = np.where(codes[nan] & 0x80, qnan | sign, qnan).astype(uint)
     assert_same_codes(got[nan], want_nan, codes[nan], f"decode_bits {fmt}->{target} NaNs")
+
+
+# -- OCP MX element formats (FP6 E3M2 / E2M3, FP4 E2M1): no Inf, no NaN --------------------------
+#: ml_dtypes rounds to nearest even and saturates overflow and ±Inf to ±max, as fpforge's clamp does.
+#: A NaN operand has no representation: the OCP MX spec leaves its conversion to the implementation;
+#: ml_dtypes gives a zero, fpforge gives ±max with the NaN's sign and the invalid flag (docs/semantics.md).
+ELEMENT_ORACLE = {
+    "e3m2": ml_dtypes.float6_e3m2fn,
+    "e2m3": ml_dtypes.float6_e2m3fn,
+    "e2m1": ml_dtypes.float4_e2m1fn,
+}
+
+
+def _element_oracle(fmt, x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return x.astype(ELEMENT_ORACLE[fmt]).view(np.uint8)
+
+
+def _not_nan(x):
+    with np.errstate(invalid="ignore"):
+        return ~np.isnan(x.astype(np.float32))
+
+
+@pytest.mark.parametrize("fmt", list(ELEMENT_ORACLE))
+@pytest.mark.parametrize("src", ["fp16", "bf16", "fp32"])
+def test_element_format_encode_matches_ml_dtypes_outside_nan(fmt, src):
+    if src == "fp32":
+        rng = np.random.default_rng([7, list(ELEMENT_ORACLE).index(fmt)])
+        uniform = rng.integers(0, 1 << 32, 1_000_000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+        near = (rng.standard_normal(1_000_000) * 2.0 ** rng.integers(-12, 8, 1_000_000)).astype(np.float32)
+        x = np.concatenate([uniform, near])
+    else:
+        x = all_patterns(src)
+    ok = _not_nan(x)
+    want = _element_oracle(fmt, x)
+    for what, got in (("lut", encode(fmt, x, rounding="rne")), ("exact", exact_encode(fmt, x))):
+        assert_same_codes(got[ok], want[ok], x[ok], f"{src}->{fmt} {what}")
+
+
+@pytest.mark.parametrize("fmt", list(ELEMENT_ORACLE))
+def test_element_format_decode_matches_ml_dtypes_and_nan_clamps(fmt):
+    f = get_format(fmt)
+    codes = np.arange(1 << f.bits, dtype=np.uint8)
+    want = codes.view(ELEMENT_ORACLE[fmt]).astype(np.float32)
+    assert_same_codes(decode(fmt, codes).view(np.uint32), want.view(np.uint32), codes, f"decode {fmt}")
+    assert f.max_value == float(ml_dtypes.finfo(ELEMENT_ORACLE[fmt]).max)
+    nan = np.array([np.nan, -np.nan], np.float32)
+    from fpforge.golden import encode_flags
+
+    assert encode(fmt, nan).tolist() == [f.max_code, f.sign_mask | f.max_code]
+    assert encode(fmt, nan, nan_to_zero=True).tolist() == [0, 0]
+    assert encode_flags(fmt, nan).tolist() == [1, 1]  # invalid only

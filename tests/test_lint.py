@@ -21,6 +21,9 @@ SHAPES = (
     + [dict(unit="encoder", format="hif8", source=s, rounding=("ta", "hr", "sr", "rne", "rtz"), saturate="runtime")
        for s in ("fp32", "fp16", "bf16")]
     + [dict(unit="decoder", format="hif8", target=t) for t in ("fp32", "fp16", "bf16")]
+    + [dict(unit="encoder", format=f, source=s, rounding=("rne", "ta", "rtz", "sr"), saturate="runtime")
+       for f in ("e3m2", "e2m3", "e2m1") for s in ("fp32", "fp16", "bf16")]
+    + [dict(unit="decoder", format=f, target=t) for f in ("e3m2", "e2m3", "e2m1") for t in ("fp32", "fp16", "bf16")]
     + [dict(unit="encoder", format="hif8", source="fp32", rounding=("ta",)),
        dict(unit="encoder", format="hif8", source="fp16", rounding=("hr",), paper_literal=True, latency=2),
        dict(unit="encoder", format="hif8", source="bf16", rounding=("sr",), latency=1, seed=3)]

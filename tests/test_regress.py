@@ -1,13 +1,13 @@
 """cocotb regressions of the conversion units (FP8, HiF8) on Verilator and Icarus against the golden model.
 
 Fast tier (`make test`):
-- every encoder shape (5 formats × 3 sources) built with all the format's roundings (FP8: rne, ta, rtz, sr;
+- every encoder shape (8 formats: FP8, HiF8, OCP FP6/FP4 × 3 sources) built with all the format's roundings (FP8: rne, ta, rtz, sr;
   HiF8: ta, hr, sr, rne, rtz) and a run-time `sat` port, so one model checks every (mode, saturation) pair: all 65,536 FP16 / BF16 patterns, or ≥ 100k random FP32
   patterns plus the directed corner cases of `fpforge.sim.vectors.directed`;
 - fixed-option builds (no `mode`/`sat` ports; `nan_to_zero`; `sr` alone with its `rand` port);
 - stream variants with random valid/ready stalls and an exact-latency check, including encoders whose own
   xorshift32 generator must reproduce the golden codes for the seed;
-- every decoder (5 formats × 3 targets) on all 256 codes.
+- every decoder (8 formats × 3 targets) on all of its codes.
 Long tier (`make regress`, marked slow): 10M random FP32 patterns per encoder configuration.
 """
 
@@ -17,7 +17,7 @@ from fpforge.golden import get_format
 from fpforge.sim.regress import regress_unit
 from fpforge.sim.run import available_simulators
 
-FORMATS = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8")
+FORMATS = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "e3m2", "e2m3", "e2m1")
 SOURCES = ("fp32", "fp16", "bf16")
 SIMS = ("verilator", "icarus")
 ALL = ("rne", "ta", "rtz", "sr")
@@ -99,7 +99,7 @@ def test_stream_latency_and_backpressure(cfg, sim, simulators, build_root):
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_decoder_all_codes(fmt, target, sim, simulators, build_root):
     result = _run(dict(unit="decoder", format=fmt, target=target), sim, simulators, build_root)
-    assert result.vectors == 256
+    assert result.vectors == 1 << get_format(fmt).bits
 
 
 @pytest.mark.sim
