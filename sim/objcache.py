@@ -1,0 +1,122 @@
+"""A tiny compiler cache for Verilator's runtime objects (the ``OBJCACHE`` hook of ``verilated.mk``).
+
+Every Verilator model links the same four runtime objects (``verilated.o``, ``verilated_vpi.o``,
+``verilated_dpi.o``, ``verilated_threads.o``), compiled from the wheel's ``include/`` directory with the
+same flags: about 10 CPU-seconds per model, more than the model itself for most fpforge units.
+``verilated.mk`` runs every compile as ``$(OBJCACHE) $(CXX) ... -c -o TARGET SOURCE``; with ``OBJCACHE``
+pointing here, a compile whose source lies in ``$VERILATOR_ROOT/include`` is looked up by a key made of
+the whole command line (output name aside), the source text and the runtime's version header, and copied
+from the cache on a hit. Everything else (the model's own files, cocotb's ``verilator.cpp``, which
+includes the model's header) is compiled as usual.
+
+The cache lives in ``$FPFORGE_OBJCACHE``, by default ``$XDG_CACHE_HOME/fpforge/verilator``
+(``~/.cache/fpforge/verilator``). Entries are written atomically, so parallel builds may share it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["cache_dir", "main", "shim"]
+
+
+def cache_dir() -> Path:
+    """Where the cached objects live."""
+    forced = os.environ.get("FPFORGE_OBJCACHE")
+    if forced:
+        return Path(forced)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fpforge" / "verilator"
+
+
+def shim() -> Path | None:
+    """An executable that runs :func:`main` with this interpreter (None where the path has spaces,
+    which make cannot pass through ``OBJCACHE``)."""
+    directory = cache_dir()
+    path = directory / "objcache"
+    text = f"#!{sys.executable}\nfrom fpforge.sim.objcache import main\nmain()\n"
+    if " " in str(path) or " " in sys.executable:
+        return None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            _store_text(path, text)
+            path.chmod(0o755)
+    except OSError:
+        return None
+    return path
+
+
+def _store_text(path: Path, text: str):
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, path)
+
+
+def _store(src: Path, dest: Path):
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".tmp-")
+    os.close(fd)
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dest)
+
+
+def _plan(args):
+    """``(key, target, depfile)`` for a cacheable runtime compile, else None."""
+    root = os.environ.get("VERILATOR_ROOT")
+    if not root or "-c" not in args or "-o" not in args:
+        return None
+    include = Path(root, "include").resolve()
+    source = Path(args[-1])
+    if source.suffix != ".cpp" or source.resolve().parent != include:
+        return None
+    i = args.index("-o")
+    target = Path(args[i + 1])
+    rest = args[:i] + args[i + 2 :]
+    h = hashlib.sha256(json.dumps(rest).encode())
+    h.update(source.read_bytes())
+    h.update((include / "verilated_config.h").read_bytes())
+    return h.hexdigest()[:32], target, target.with_suffix(".d")
+
+
+def main(argv=None):
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        sys.exit("objcache: no command")
+    try:
+        plan = _plan(args)
+    except OSError:
+        plan = None
+    if plan is None:
+        sys.exit(subprocess.call(args))
+    key, target, depfile = plan
+    directory = cache_dir()
+    obj, dep = directory / f"{key}.o", directory / f"{key}.d"
+    if obj.exists() and dep.exists():
+        try:
+            shutil.copyfile(obj, target)
+            shutil.copyfile(dep, depfile)
+            return
+        except OSError:
+            pass
+    rc = subprocess.call(args)
+    if rc == 0 and target.exists() and depfile.exists():
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            _store(depfile, dep)
+            _store(target, obj)
+        except OSError:
+            pass
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
