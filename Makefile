@@ -15,11 +15,11 @@ setup:
 # Fast tier: golden model, gateware, synthesis and every cocotb regression of the issue on both
 # simulators (Icarus is skipped, visibly, where iverilog is missing).
 test:
-	$(PY) -m pytest -n $(JOBS) -m "not slow" tests
+	$(PY) -m pytest -n $(JOBS) --dist worksteal -m "not slow" tests
 
 # Long tier: >= 10M random FP32 patterns per configuration and the other exhaustive sweeps.
 regress:
-	$(PY) -m pytest -n $(JOBS) -m slow tests
+	$(PY) -m pytest -n $(JOBS) --dist worksteal -m slow tests
 
 bench:
 	$(PY) bench/bench_golden.py

@@ -37,3 +37,16 @@ def _golden_fp32_sample(fmt, n: int, seed) -> np.ndarray:
 def golden_fp32_sample():
     """The sampler :func:`_golden_fp32_sample` (``fmt``, ``n``, ``seed``) -> float32 array."""
     return _golden_fp32_sample
+
+
+# -- scheduling ------------------------------------------------------------------------------------
+def pytest_collection_modifyitems(config, items):
+    """Run the simulator and synthesis tests first (stable order otherwise).
+
+    They are the long ones; started first, the two xdist workers (``--dist worksteal`` in the Makefile)
+    finish together instead of one waiting on a late long simulation while the other sits idle.
+    """
+    def weight(item):
+        return 0 if item.get_closest_marker("sim") else 1 if item.get_closest_marker("synth") else 2
+
+    items.sort(key=weight)
