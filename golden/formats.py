@@ -200,8 +200,9 @@ class FloatFormat:
             raise ValueError(f"format {self.name!r} has a run-time bias: pass bias= an integer in "
                              f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}")
         if isinstance(bias, bool) or not isinstance(bias, (int, np.integer)) or int(bias) not in RUNTIME_BIASES:
+            shown = bias.item() if isinstance(bias, np.generic) else bias
             raise ValueError(f"bias of {self.name!r} must be an integer in "
-                             f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}, not {bias!r}")
+                             f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}, not {shown!r}")
         return dataclasses.replace(self, bias=int(bias))
 
     def _fixed(self, what):

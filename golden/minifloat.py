@@ -116,7 +116,7 @@ def resolve_bias(fmt, bias, shape):
         raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not an array of {b.dtype}")
     bad = (b < lo) | (b > hi)
     if bad.any():
-        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not {b[bad].flat[0]!r}")
+        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not {b[bad].flat[0].item()!r}")
     try:
         b = np.broadcast_to(b, shape)
     except ValueError:

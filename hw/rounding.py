@@ -56,6 +56,14 @@ class Rounder(wiring.Component):
         up although nothing was discarded (only paper-literal ``hr`` does that).
     round_bit : Out(1)
         The most significant discarded bit (the half-ulp bit); encoders with their own rules use it.
+    trunc : Out(width)
+        ``sig >> shift`` before rounding (``q`` minus the round-up).
+    frac : Out(frac_bits)
+        The top ``frac_bits`` discarded bits (``round_bit`` is the most significant); with ``trunc`` and
+        ``discarded`` they let an encoder round where the spacing is not a power of two (the CFloat
+        denormal gap).
+    discarded : Out(1)
+        Some discarded bit is non-zero.
     thresh : In(thresh_bits)
         ``hr`` only: the threshold ``T`` the top K discarded bits ``F`` are compared with.
     hr_sr : In(1)
@@ -87,6 +95,9 @@ class Rounder(wiring.Component):
             "q": Out(width + 1),
             "inexact": Out(1),
             "round_bit": Out(1),
+            "trunc": Out(width),
+            "frac": Out(self._frac_bits),
+            "discarded": Out(1),
         }
         if "sr" in modes:
             members["rand"] = In(rand_bits)
@@ -103,6 +114,10 @@ class Rounder(wiring.Component):
     @property
     def modes(self):
         return self._modes
+
+    @property
+    def frac_bits(self):
+        return self._frac_bits
 
     def elaborate(self, platform):
         m = Module()
@@ -150,5 +165,8 @@ class Rounder(wiring.Component):
             self.q.eq(q + up),
             self.inexact.eq(discarded | up),
             self.round_bit.eq(rbit),
+            self.trunc.eq(q),
+            self.frac.eq(frac),
+            self.discarded.eq(discarded),
         ]
         return m
