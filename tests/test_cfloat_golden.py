@@ -117,13 +117,14 @@ def test_scalar_array_and_broadcast_biases_agree():
 
 def test_table_path_equals_exact_path_for_every_bias():
     """A scalar bias takes the memoised table of fmt.at(bias) for arrays of >= 65536 values; arrays of
-    several biases take the exact path. Every BF16 pattern at every bias, both paths, all three modes."""
+    several biases take the exact path. Every BF16 pattern at 12 biases, both paths, codes and flags."""
     x = np.arange(1 << 16, dtype=np.uint16).view(ml_dtypes.bfloat16)
-    for r in ("rne", "ta", "rtz"):
-        table = np.stack([encode_with_flags("cfloat8_152", x, rounding=r, bias=b)[0] for b in range(64)])
-        bias = np.repeat(np.arange(64), x.size).reshape(64, -1)
-        exact = encode_with_flags("cfloat8_152", np.tile(x, 64).reshape(64, -1), rounding=r, bias=bias)[0]
-        assert np.array_equal(table, exact)
+    biases = np.array([0, 1, 5, 13, 20, 31, 32, 40, 47, 55, 62, 63])
+    for r in ("rne", "rtz"):
+        table = [np.stack(encode_with_flags("cfloat8_152", x, rounding=r, bias=int(b))) for b in biases]
+        bias = np.repeat(biases, x.size).reshape(len(biases), -1)
+        exact = encode_with_flags("cfloat8_152", np.tile(x, len(biases)).reshape(len(biases), -1), rounding=r, bias=bias)
+        assert np.array_equal(np.stack(table, axis=1), np.stack(exact))
     assert any(key[0].name == "cfloat8_152" and key[0].bias == 63 for key in minifloat._LUTS)
 
 
