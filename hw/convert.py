@@ -257,14 +257,15 @@ class Encoder(wiring.Component):
         m.d.comb += under.eq(emin - exp)
         shift = Signal(range(limit + 1), name="shift")
         base = ms - M
+        underq = under - 1 if guide else under  # how far below the denormal quantum's binade
         with m.If(under <= 0):
             m.d.comb += shift.eq(base)
-        with m.Elif(under - guide >= limit - base):
+        with m.Elif(underq >= limit - base):
             m.d.comb += shift.eq(limit)
         with m.Else():
-            m.d.comb += shift.eq(base + (under - guide)[: len(shift)])
+            m.d.comb += shift.eq(base + underq[: len(shift)])
 
-        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits)
+        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, expose=guide)
         m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)
@@ -274,12 +275,19 @@ class Encoder(wiring.Component):
         # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
         ep_max = src.emax - emin_lo
         ep = Signal(range(ep_max + 1), name="ep")
-        with m.If((under < 0) & nonzero):  # (a normalized zero has the exponent of the lowest subnormal)
+        # A normalized zero carries the exponent of the source's lowest subnormal: with a run-time bias
+        # that can lie above emin, so zero must not take the normal path there.
+        normal = (under < 0) & nonzero if src.emin - src.mbits > emin_lo else under < 0
+        with m.If(normal):
             m.d.comb += ep.eq(exp - emin)
-        mag_r = Signal(len(ep) + M + 2, name="mag_r")
-        m.d.comb += mag_r.eq((ep << M) + rnd.q)
-        mag = Signal(len(mag_r), name="mag")  # after the gap and flush-to-zero rules
-        m.d.comb += mag.eq(mag_r)
+        mag = Signal(len(ep) + M + 2, name="mag")  # after the gap and flush-to-zero rules, if any
+        if guide or fmt.ftz:
+            mag_r = Signal(len(mag), name="mag_r")
+            m.d.comb += [mag_r.eq((ep << M) + rnd.q), mag.eq(mag_r)]
+        else:
+            m.d.comb += mag.eq((ep << M) + rnd.q)
+        overflow = Signal()
+        m.d.comb += overflow.eq(nonzero & (mag > fmt.max_code))
         inexact = Signal()
         m.d.comb += inexact.eq(nonzero & rnd.inexact)
 
@@ -313,9 +321,6 @@ class Encoder(wiring.Component):
             with m.If(nonzero & (mag_r != 0) & (mag_r < (1 << M))):
                 m.d.comb += [mag.eq(0), inexact.eq(1)]
 
-        overflow = Signal()
-        m.d.comb += overflow.eq(nonzero & (mag > fmt.max_code))
-
         # Saturation (fixed or run-time); rtz never rounds a finite operand to an infinity.
         # A format without NaN (nan style "none") clamps: it always saturates, a NaN gives ±max.
         sat = {"off": Const(0, 1), "on": Const(1, 1)}.get(self._saturate)
@@ -332,10 +337,13 @@ class Encoder(wiring.Component):
         else:
             nan_code = neg | fmt.max_code
         # An unsigned format has no negative non-zero value: such operands, -Inf included, give NaN.
-        negative = sign & (nonzero | inf) if not fmt.signed else Const(0, 1)
+        unsigned = not fmt.signed
+        if unsigned:
+            negative = Signal(name="negative")
+            m.d.comb += negative.eq(sign & (nonzero | inf))
         big = fmt.inf_code if fmt.has_inf else None  # ±Inf where the format has it, else NaN
         y = self.y
-        with m.If(nan | negative):
+        with m.If(nan | negative if unsigned else nan):
             m.d.comb += y.eq(0 if self._nan_to_zero else nan_code)
         with m.Elif(inf | overflow):
             with m.If(sat | overflow & ovf_sat):
@@ -349,14 +357,10 @@ class Encoder(wiring.Component):
                     m.d.comb += y.eq(0)
 
         invalid = nan | (inf & ~sat) if not fmt.has_inf else nan
-        ok = ~negative
-        m.d.comb += self.flags.eq(Cat(
-            invalid | negative,
-            subnormal,
-            overflow & ok,
-            inexact & ~overflow & (mag < (1 << M)) & ok,
-            (inexact | overflow | (inf & sat)) & ok,
-        ))
+        flags = [invalid, subnormal, overflow, inexact & ~overflow & (mag < (1 << M)), inexact | overflow | (inf & sat)]
+        if unsigned:  # a negative operand sets invalid (and denormal) only
+            flags = [flags[0] | negative, subnormal] + [f & ~negative for f in flags[2:]]
+        m.d.comb += self.flags.eq(Cat(*flags))
         return m
 
 
@@ -446,43 +450,55 @@ class Decoder(wiring.Component):
             m.d.comb += y.eq(Mux(sign, tgt.nan_code(True), tgt.nan_code(False)))
         with m.Elif(inf):
             m.d.comb += y.eq(tneg | tgt.inf_code)
-        with m.Elif(ef == 0):
-            if fmt.ftz or M == 0:
-                m.d.comb += y.eq(tneg if fmt.has_neg_zero and not fmt.ftz else 0)
-            elif fmt.runtime_bias:
-                # 0.m × 2**sub_e, sub_e = -bias (guide) or 1 - bias: normalize at the leading one p,
-                # field = tgt.bias + sub_e - M + p (always a target normal, checked in __init__).
-                p = _highest_one(m, mf, "lead")
-                lshift = Signal(range(M + 1), name="lshift")
-                frac = Signal(M, name="frac")
-                m.d.comb += [lshift.eq(M - p), frac.eq((mf << lshift)[:M])]
-                field = Signal(signed(tgt.ebits + 2), name="sub_field")
-                sub_e0 = 0 if fmt.denormals == "cfloat" else 1
-                m.d.comb += field.eq(tgt.bias + sub_e0 - M + p - self.bias)
-                with m.If(mf == 0):
-                    m.d.comb += y.eq(tneg)
-                with m.Else():
-                    m.d.comb += y.eq(tneg | (field[: tgt.ebits] << tgt.mbits) | (frac << widen))
-            else:
-                self._subnormal_table(m, fmt, tgt, mf, tneg)
         with m.Else():
             if fmt.runtime_bias:
-                field = Signal(signed(tgt.ebits + 2), name="field")
-                m.d.comb += field.eq(ef + tgt.bias - self.bias)
-                m.d.comb += y.eq(tneg | (field[: tgt.ebits] << tgt.mbits) | (mf << widen))
-            else:
-                # Normal codes: rebias and widen. Exponents the target holds only as subnormals come from
-                # a small table computed here from the descriptors.
-                m.d.comb += y.eq(tneg | ((ef + (tgt.bias - fmt.bias)) << tgt.mbits) | (mf << widen))
-                low = [e for e in range(1, fmt.exp_max_field + 1) if e - fmt.bias < tgt.emin]
-                with m.Switch(ef):
-                    for e in low:
-                        with m.Case(e):
-                            with m.Switch(mf):
-                                for man in range(1 << M):
-                                    with m.Case(man):
-                                        m.d.comb += y.eq(tneg | self._value(man, e - fmt.bias))
+                self._runtime(m, ef, mf, tneg)
+                return m
+            # Normal codes: rebias and widen. Exponents the target holds only as subnormals, and the
+            # format's own subnormals, come from small tables computed here from the descriptors.
+            m.d.comb += y.eq(tneg | ((ef + (tgt.bias - fmt.bias)) << tgt.mbits) | (mf << widen))
+            low = [e for e in range(1, fmt.exp_max_field + 1) if e - fmt.bias < tgt.emin]
+            with m.Switch(ef):
+                with m.Case(0):
+                    with m.Switch(mf):
+                        for man in range(1 << M):
+                            with m.Case(man):
+                                if man == 0 or fmt.ftz:  # zero; a flush-to-zero format's denormals
+                                    m.d.comb += y.eq(tneg if fmt.has_neg_zero else 0)
+                                else:
+                                    p = man.bit_length() - 1
+                                    frac = (man << (M - p)) & ((1 << M) - 1)
+                                    m.d.comb += y.eq(tneg | self._value(frac, fmt.subnormal_exp - M + p))
+                for e in low:
+                    with m.Case(e):
+                        with m.Switch(mf):
+                            for man in range(1 << M):
+                                with m.Case(man):
+                                    m.d.comb += y.eq(tneg | self._value(man, e - fmt.bias))
         return m
+
+    def _runtime(self, m, ef, mf, tneg):
+        """A run-time bias: every value is a target normal (checked in __init__), so the exponent field is
+        ``ef + tgt.bias - bias`` for normal codes and, for a denormal code 0.m × 2**sub_e (``sub_e`` =
+        ``-bias`` for the guide's denormals, ``1 - bias`` for IEEE's), ``tgt.bias + sub_e - M + p`` with
+        ``p`` the leading one of ``m``, which is shifted out as the hidden bit."""
+        fmt, tgt = self._fmt, self._tgt
+        M, y = fmt.mbits, self.y
+        widen = tgt.mbits - M
+        field = Signal(signed(tgt.ebits + 2), name="field")
+        frac = Signal(M, name="frac")
+        with m.If(ef == 0):
+            p = _highest_one(m, mf, "lead")
+            lshift = Signal(range(M + 1), name="lshift")
+            sub_e0 = 0 if fmt.denormals == "cfloat" else 1
+            m.d.comb += [lshift.eq(M - p), frac.eq((mf << lshift)[:M]),
+                         field.eq(tgt.bias + sub_e0 - M + p - self.bias)]
+        with m.Else():
+            m.d.comb += [frac.eq(mf), field.eq(ef + tgt.bias - self.bias)]
+        with m.If((ef == 0) & (mf == 0)):
+            m.d.comb += y.eq(tneg)
+        with m.Else():
+            m.d.comb += y.eq(tneg | (field[: tgt.ebits] << tgt.mbits) | (frac << widen))
 
     def _value(self, man, e):
         """Target bits of +1.man * 2**e (``man`` has fmt.mbits bits), normal or subnormal there."""
@@ -491,15 +507,3 @@ class Decoder(wiring.Component):
         if e >= tgt.emin:
             return ((e + tgt.bias) << tgt.mbits) | (man << widen)
         return (((1 << fmt.mbits) | man) << widen) >> (tgt.emin - e)
-
-    def _subnormal_table(self, m, fmt, tgt, mf, tneg):
-        """Fixed bias: the format's denormals (and zero), one case per mantissa."""
-        with m.Switch(mf):
-            for man in range(1 << fmt.mbits):
-                with m.Case(man):
-                    if man == 0:
-                        m.d.comb += self.y.eq(tneg if fmt.has_neg_zero else 0)
-                    else:
-                        p = man.bit_length() - 1
-                        frac = (man << (fmt.mbits - p)) & ((1 << fmt.mbits) - 1)
-                        m.d.comb += self.y.eq(tneg | self._value(frac, fmt.subnormal_exp - fmt.mbits + p))

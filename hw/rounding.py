@@ -38,6 +38,8 @@ class Rounder(wiring.Component):
         K, the width of the ``hr`` threshold (HiF8's SR14 / SR2).
     paper_literal : bool
         ``hr`` compares ``F >= T`` even when nothing was discarded (see ``docs/hif8.md``).
+    expose : bool
+        Add the ``trunc``, ``frac`` and ``discarded`` outputs (units without them keep the same netlist).
 
     Members
     -------
@@ -57,13 +59,13 @@ class Rounder(wiring.Component):
     round_bit : Out(1)
         The most significant discarded bit (the half-ulp bit); encoders with their own rules use it.
     trunc : Out(width)
-        ``sig >> shift`` before rounding (``q`` minus the round-up).
+        Only with ``expose``: ``sig >> shift`` before rounding (``q`` minus the round-up).
     frac : Out(frac_bits)
-        The top ``frac_bits`` discarded bits (``round_bit`` is the most significant); with ``trunc`` and
-        ``discarded`` they let an encoder round where the spacing is not a power of two (the CFloat
-        denormal gap).
+        Only with ``expose``: the top ``frac_bits`` discarded bits (``round_bit`` is the most
+        significant); with ``trunc`` and ``discarded`` they let an encoder round where the spacing is not
+        a power of two (the CFloat denormal gap).
     discarded : Out(1)
-        Some discarded bit is non-zero.
+        Only with ``expose``: some discarded bit is non-zero.
     thresh : In(thresh_bits)
         ``hr`` only: the threshold ``T`` the top K discarded bits ``F`` are compared with.
     hr_sr : In(1)
@@ -76,7 +78,8 @@ class Rounder(wiring.Component):
     ``F / 2**R``.
     """
 
-    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False):
+    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
+                 expose=False):
         if width < 1:
             raise ValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
@@ -95,10 +98,10 @@ class Rounder(wiring.Component):
             "q": Out(width + 1),
             "inexact": Out(1),
             "round_bit": Out(1),
-            "trunc": Out(width),
-            "frac": Out(self._frac_bits),
-            "discarded": Out(1),
         }
+        self._expose = bool(expose)
+        if expose:
+            members.update({"trunc": Out(width), "frac": Out(self._frac_bits), "discarded": Out(1)})
         if "sr" in modes:
             members["rand"] = In(rand_bits)
         if "hr" in modes:
@@ -165,8 +168,7 @@ class Rounder(wiring.Component):
             self.q.eq(q + up),
             self.inexact.eq(discarded | up),
             self.round_bit.eq(rbit),
-            self.trunc.eq(q),
-            self.frac.eq(frac),
-            self.discarded.eq(discarded),
         ]
+        if self._expose:
+            m.d.comb += [self.trunc.eq(q), self.frac.eq(frac), self.discarded.eq(discarded)]
         return m
