@@ -59,7 +59,7 @@ __all__ = [
 class Flag(IntFlag):
     """Exception flags; the same bit layout in the golden model and in the RTL ``flags`` port."""
 
-    INVALID = 1  #: NaN operand, or no definable result (an infinity the format cannot hold)
+    INVALID = 1  #: NaN operand, or no definable result (an infinity the format cannot hold, a negative UHP operand)
     DENORMAL = 2  #: the source operand was subnormal
     OVERFLOW = 4  #: a finite operand rounded beyond the largest finite value
     UNDERFLOW = 8  #: non-zero operand, delivered result below the smallest normal, and inexact

@@ -165,9 +165,11 @@ def encode_with_flags(
         ``rne``, ``ta``, ``rtz``, ``sr`` or ``hr`` (one of the format's ``roundings``; the default ``None``
         means the format's first, ``rne`` for FP8 and ``ta`` for HiF8).
     saturate : bool
-        Overflow and infinite operands give ±max instead of Inf/NaN.
+        Overflow and infinite operands give ±max instead of Inf/NaN (formats without Inf/NaN — CFloat8,
+        SHP, OCP FP6/FP4 — always clamp).
     nan_to_zero : bool
-        NaN operands encode as +0 (the invalid flag still records them).
+        NaN operands — and, in an unsigned format (UHP), negative ones — encode as +0 (the invalid flag
+        still records them).
     seed : int or None
         Seed of the generator for ``sr`` (None means 0). Draw ``i`` goes to the ``i``-th value in C order.
     bias : int or array of int
