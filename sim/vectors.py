@@ -15,9 +15,10 @@ from ..golden.formats import RUNTIME_BIASES
 
 __all__ = ["DEFAULT_BIASES", "EXHAUSTIVE_BIASES", "all_patterns", "directed", "random_patterns", "stimulus", "stimulus_with_bias"]
 
-#: Biases the directed FP32 cases and the SHP decoder cover in ``make test`` (both ends, the middle
-#: with every bit flipping between 31 and 32, and the neighbours of the ends); ``make regress``: all 64.
-DEFAULT_BIASES = (0, 1, 7, 31, 32, 62, 63)
+#: Biases the directed FP32 cases and the SHP decoder cover in ``make test``: both ends and their
+#: neighbours, the middle with every bit flipping between 31 and 32, and the E4M3/E5M2-like 7 and 15
+#: (the issue's SHP decoder list plus 7); ``make regress``: all 64.
+DEFAULT_BIASES = (0, 1, 7, 15, 31, 32, 62, 63)
 
 #: Biases the exhaustive 16-bit-source encoder runs cover in ``make test`` (each costs 65,536 vectors
 #: per rounding mode): both ends, the E4M3-like 7, and 32 (bit 5 set); ``make regress``: all 64.
