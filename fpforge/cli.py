@@ -229,7 +229,9 @@ def cmd_plot(args):
     formats = [get_format(f.strip()).name for f in args.formats.split(",") if f.strip()]
     if not formats:
         raise UsageError("--formats names no format (e.g. --formats hif8,e4m3)")
-    _write_report(args, plot_precision(formats, ext))
+    if args.bias is not None and not 0 <= args.bias <= 63:
+        raise UsageError(f"--bias must be in 0..63, not {args.bias}")
+    _write_report(args, plot_precision(formats, ext, args.bias))
     return 0
 
 
@@ -299,6 +301,7 @@ def _parser():
     pl.add_argument("figure", choices=["precision"])
     pl.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
     pl.add_argument("--formats", default="hif8,e4m3,e5m2,fp16", help="comma list (default hif8,e4m3,e5m2,fp16)")
+    pl.add_argument("--bias", type=int, default=None, help="bias of the run-time-bias formats (CFloat8, SHP)")
 
     v = sub.add_parser("verilog", help="generate a unit's Verilog")
     _add_unit_options(v)

@@ -115,3 +115,12 @@ def test_verilog_has_the_bias_port_and_names_the_denormal_variant(tmp_path):
     text = path.read_text()
     assert "module fpforge_dec_shp_fp32_ieeedn_l1(" in text and "ieee_denormals 1" in text.splitlines()[0]
     assert "input [21:0] i__payload;" in text  # a (16) + bias (6)
+
+
+def test_plot_precision_with_a_bias(tmp_path):
+    svg = tmp_path / "p.svg"
+    assert main(["plot", "precision", "-o", str(svg), "--formats", "cfloat8_143,e4m3", "--bias", "7"]) == 0
+    assert "cfloat8_143@7" in svg.read_text()
+    out = fpforge("plot", "precision", "-o", str(svg), "--formats", "shp")
+    assert out.returncode == 2 and "shp has a run-time bias: give a bias" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
