@@ -32,3 +32,4 @@ clean:
 area:
 	$(PY) bench/area_fp8.py
 	$(PY) bench/area_hif8.py
+	$(PY) bench/area_cfloat.py

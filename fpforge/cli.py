@@ -60,6 +60,8 @@ def _add_unit_options(p):
     p.add_argument("--nan-to-zero", action="store_true", help="NaN operands encode as +0")
     p.add_argument("--paper-literal", action="store_true",
                    help="HiF8 hr: SR14 compares F14 >= T14 literally (exact values may round up)")
+    p.add_argument("--ieee-denormals", action="store_true",
+                   help="CFloat8/SHP: IEEE denormals 2^(1-bias)×0.m instead of the guide's 2^-bias×0.m")
     p.add_argument("--latency", type=int, default=0, help="0: combinational; N: N-stage stream pipeline")
     p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr (default 16)")
     p.add_argument("--seed", type=int, default=0, help="generator seed of a stream unit with sr")
@@ -77,6 +79,10 @@ def _unit_kwargs(args):
         rounding = tuple(fmt.roundings)
     else:
         rounding = tuple(r.strip() for r in args.rounding.split(",") if r.strip())
+    if args.ieee_denormals:
+        from .golden.minifloat import with_denormals
+
+        with_denormals(fmt, True)  # one clear line for a format without the guide's denormals
     if args.unit == "decoder" and (args.rounding is not None or args.saturate or args.sat_port
                                    or args.nan_to_zero or args.paper_literal):
         raise UsageError("a decoder is exact: --rounding, --saturate, --sat-port, --nan-to-zero and "
@@ -86,7 +92,9 @@ def _unit_kwargs(args):
     return dict(
         unit=args.unit, format=fmt.name, source=args.source, target=args.target, rounding=rounding,
         saturate="runtime" if args.sat_port else bool(args.saturate), nan_to_zero=args.nan_to_zero,
-        **({"paper_literal": True} if args.paper_literal else {}), latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
+        **({"paper_literal": True} if args.paper_literal else {}),
+        **({"ieee_denormals": True} if args.ieee_denormals else {}),
+        latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
     )
 
 
@@ -106,8 +114,13 @@ def cmd_formats(args):
     rows = [("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")]
     for name in list_formats():
         f = get_format(name)
-        rows.append((name, str(f.bits), f.layout, f"{f.max_value:.6g}",
-                     f"{f.min_normal:.6g}", f"{f.min_subnormal:.6g}",
+        if getattr(f, "runtime_bias", False):  # limits scale with 2^-B for run-time bias B
+            f0 = f.at(0)
+            limits = [f"{f0.max_value:.6g}·2^-B", f"{f0.min_normal:.6g}·2^-B", f"{f0.min_subnormal:.6g}·2^-B"]
+        else:
+            limits = [f"{f.max_value:.6g}", f"{f.min_normal:.6g}",
+                      "flushed" if getattr(f, "ftz", False) else f"{f.min_subnormal:.6g}"]
+        rows.append((name, str(f.bits), f.layout, *limits,
                      "-" if name in SOURCES else ",".join(f.roundings), f.title))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
@@ -115,34 +128,76 @@ def cmd_formats(args):
     return 0
 
 
+def _table_text(rows):
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
+
+
 def cmd_table(args):
     from .golden import decode, get_format
     from .golden.formats import TaperedFormat
-    from .golden.summary import code_class, code_fields, summary_table
+    from .golden.minifloat import with_denormals
+    from .golden.summary import bias_ranges, code_class, code_fields, summary_table
 
-    if args.summary:
-        if args.bias is not None:
-            raise UsageError("--summary lists fixed-bias formats; --bias applies to a CFloat table")
-        rows = summary_table(args.format)
-        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-        _write_report(args, "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n"
-                                    for r in rows))
+    if args.bias is not None and not 0 <= args.bias <= 63:
+        raise UsageError(f"--bias must be in 0..63, not {args.bias}")
+    fmts = [get_format(f) for f in args.format]
+    runtime = [f for f in fmts if getattr(f, "runtime_bias", False)]
+    if args.ieee_denormals:
+        for f in fmts:
+            with_denormals(f, True)  # one clear line for a format without the guide's denormals
+    if args.ranges:
+        if args.summary or args.bias is not None:
+            raise UsageError("--ranges lists every bias; it takes neither --summary nor --bias")
+        text = []
+        for f in fmts:
+            rows = bias_ranges(f, args.ieee_denormals)
+            lo, hi = f.exponent_span
+            text.append(f"# {f.name}: range of the normal numbers for each exponent bias "
+                        f"(Tesla guide, Table {4 if f.name == 'cfloat8_143' else 5 if f.name == 'cfloat8_152' else '4/5 style'})")
+            den = "IEEE 2^(1-bias)×0.m" if args.ieee_denormals else "2^-bias×0.m"
+            table = [("bias", "normal range", "emin", "emax", "min normal", "max normal",
+                      f"denormals ({den})")]
+            for r in rows:
+                table.append((str(r["bias"]), r["range"], str(r["emin"]), str(r["emax"]), repr(r["min_normal"]),
+                              repr(r["max_normal"]), f"[{r['min_denormal']!r}, {r['max_denormal']!r}]"))
+            text.append(_table_text(table).rstrip("\n"))
+            text.append(f"exponent span over all biases: [{lo}, {hi}]")
+        _write_report(args, "\n".join(text) + "\n")
         return 0
-    if len(args.format) != 1:
+    if args.summary:
+        if args.bias is not None and not runtime:
+            raise UsageError("--bias applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp); "
+                             "none was given")
+        if runtime and args.bias is None:
+            raise UsageError(f"{runtime[0].name} has a run-time bias: give --bias B (0..63) for its rows")
+        _write_report(args, _table_text(summary_table(args.format, args.bias, args.ieee_denormals)))
+        return 0
+    if len(fmts) != 1:
         raise UsageError("table takes one format (or --summary FMT [FMT ...])")
-    fmt = get_format(args.format[0])
-    if args.bias is not None:
+    fmt = fmts[0]
+    if getattr(fmt, "runtime_bias", False):
+        if args.bias is None:
+            raise UsageError(f"{fmt.name} has a run-time bias: give --bias B (0..63), or --ranges for every bias")
+    elif args.bias is not None:
         raise UsageError(f"format {fmt.name!r} has a fixed bias; --bias applies to CFloat formats")
     if fmt.bits > 16:
         raise UsageError(f"format {fmt.name!r} has {fmt.bits}-bit codes; tables list formats of up to 16 bits"
                          " (--summary works for any format)")
     codes = np.arange(1 << fmt.bits)
-    vals = decode(fmt, codes).astype(np.float64)
+    kw = {}
+    if args.bias is not None:
+        kw["bias"] = args.bias
+    if args.ieee_denormals:
+        kw["ieee_denormals"] = True
+    vals = decode(fmt, codes, **kw).astype(np.float64)
     cls = code_class(fmt, codes)
     digits = (fmt.bits + 3) // 4
     tapered = isinstance(fmt, TaperedFormat)
-    lines = [f"# {fmt.name}: {fmt.title}",
-             "code  bits  value  class" + ("  fields (S|dot|Em|M or S|DML|M)  meaning" if tapered else "")]
+    head = f"# {fmt.name}: {fmt.title}"
+    if args.bias is not None:
+        head += f"; bias {args.bias}" + (", IEEE denormals" if args.ieee_denormals else "")
+    lines = [head, "code  bits  value  class" + ("  fields (S|dot|Em|M or S|DML|M)  meaning" if tapered else "")]
     for c in codes:
         line = f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}"
         if tapered:
@@ -174,7 +229,9 @@ def cmd_plot(args):
     formats = [get_format(f.strip()).name for f in args.formats.split(",") if f.strip()]
     if not formats:
         raise UsageError("--formats names no format (e.g. --formats hif8,e4m3)")
-    _write_report(args, plot_precision(formats, ext))
+    if args.bias is not None and not 0 <= args.bias <= 63:
+        raise UsageError(f"--bias must be in 0..63, not {args.bias}")
+    _write_report(args, plot_precision(formats, ext, args.bias))
     return 0
 
 
@@ -203,9 +260,21 @@ def cmd_sim(args):
     kwargs = _unit_kwargs(args)
     sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
     ok = True
+    biases = None
+    if args.biases is not None:
+        try:
+            biases = range(64) if args.biases == "all" else tuple(int(b) for b in args.biases.split(",") if b.strip())
+        except ValueError:
+            raise UsageError(f"--biases takes a comma list of integers 0..63 or `all`, not {args.biases!r}") from None
+        if not biases or any(not 0 <= b <= 63 for b in biases):
+            raise UsageError(f"--biases takes integers in 0..63, not {args.biases!r}")
+        from .golden import get_format
+
+        if not get_format(kwargs["format"]).runtime_bias:
+            raise UsageError(f"--biases applies to run-time-bias formats, not {kwargs['format']!r}")
     for sim in sims:
         result = regress_unit(kwargs, sim, vectors=args.vectors, seed=args.seed_vectors,
-                              build_root=args.build_dir)
+                              build_root=args.build_dir, biases=biases)
         print(result.summary())
         ok &= result.passed
     return 0 if ok else 1
@@ -221,13 +290,18 @@ def _parser():
     t.add_argument("format", nargs="+", help="format (several with --summary)")
     t.add_argument("--summary", action="store_true",
                    help="the HiF8 paper's Table 4 rows (specials, limits, exponent ranges) for each format")
-    t.add_argument("--bias", type=int, default=None, help="run-time bias (CFloat formats)")
+    t.add_argument("--bias", type=int, default=None, help="run-time bias 0..63 (cfloat8_143, cfloat8_152, shp)")
+    t.add_argument("--ranges", action="store_true",
+                   help="CFloat: the normal range at every bias (the Tesla guide's Tables 4 and 5)")
+    t.add_argument("--ieee-denormals", action="store_true",
+                   help="CFloat8/SHP: IEEE denormals 2^(1-bias)×0.m instead of the guide's")
     t.add_argument("-o", "--output", default=None)
 
     pl = sub.add_parser("plot", help="figures: `precision` draws significand bits against exponent (HiF8 Fig. 1)")
     pl.add_argument("figure", choices=["precision"])
     pl.add_argument("-o", "--output", required=True, help="FILE.png or FILE.svg")
     pl.add_argument("--formats", default="hif8,e4m3,e5m2,fp16", help="comma list (default hif8,e4m3,e5m2,fp16)")
+    pl.add_argument("--bias", type=int, default=None, help="bias of the run-time-bias formats (CFloat8, SHP)")
 
     v = sub.add_parser("verilog", help="generate a unit's Verilog")
     _add_unit_options(v)
@@ -239,6 +313,9 @@ def _parser():
     s.add_argument("--vectors", type=int, default=100_000, help="random FP32 vectors (16-bit sources: all)")
     s.add_argument("--seed-vectors", type=int, default=1, help="seed of the random vectors and stalls")
     s.add_argument("--build-dir", default="build/sim", help="where simulator builds are cached")
+    s.add_argument("--biases", default=None,
+                   help="run-time-bias formats: biases of the exhaustive/directed stimulus, a comma list or "
+                        "`all` (default 0,1,7,31,32,62,63; CFloat8 decoders: all)")
 
     y = sub.add_parser("synth", help="synthesize a unit with yosys and report its area")
     _add_unit_options(y)

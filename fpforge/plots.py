@@ -7,7 +7,7 @@ import io
 __all__ = ["plot_precision"]
 
 
-def plot_precision(formats, fmt="png") -> bytes:
+def plot_precision(formats, fmt="png", bias=None) -> bytes:
     """The HiF8 paper's Fig. 1: significand precision (bits, hidden bit included, denormals normalized)
     against exponent for each format, as PNG or SVG bytes (identical bytes for identical inputs).
 
@@ -17,6 +17,8 @@ def plot_precision(formats, fmt="png") -> bytes:
         One step line each, in this order.
     fmt : str
         ``"png"`` or ``"svg"``.
+    bias : int, optional
+        The bias of the run-time-bias formats among ``formats`` (CFloat8, SHP); labelled ``name@bias``.
     """
     import matplotlib
 
@@ -32,8 +34,11 @@ def plot_precision(formats, fmt="png") -> bytes:
         fig, ax = plt.subplots(figsize=(8, 3.6), dpi=120)
         styles = ("-", "--", "-.", ":")
         for i, d in enumerate(descs):  # the first format on top, dashes apart where lines overlap
-            e, bits = precision_by_exponent(d)
-            ax.step(e, bits, where="mid", label=d.name, linewidth=2.2 if i == 0 else 1.6,
+            rt = getattr(d, "runtime_bias", False)
+            if rt and bias is None:
+                raise ValueError(f"{d.name} has a run-time bias: give a bias (--bias B, 0..63) to plot it")
+            e, bits = precision_by_exponent(d, bias if rt else None)
+            ax.step(e, bits, where="mid", label=f"{d.name}@{bias}" if rt else d.name, linewidth=2.2 if i == 0 else 1.6,
                     linestyle=styles[i % len(styles)], zorder=len(descs) - i + 2)
         ax.set_xlabel("exponent (denormals normalized)")
         ax.set_ylabel("significand bits (hidden bit included)")

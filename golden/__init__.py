@@ -1,6 +1,6 @@
 """The bit-exact numpy golden model: format descriptors, encode/decode, flags, the random generator."""
 
-from .formats import ROUNDING_MODES, SOURCES, Flag, FloatFormat, get_format, list_formats, source_of
+from .formats import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, Flag, FloatFormat, get_format, list_formats, source_of
 from .minifloat import code_dtype, decode, decode_bits, encode, encode_flags, encode_with_flags
 from .rng import DEFAULT_RAND_BITS, random_bits
 
@@ -9,6 +9,7 @@ __all__ = [
     "Flag",
     "FloatFormat",
     "ROUNDING_MODES",
+    "RUNTIME_BIASES",
     "SOURCES",
     "code_dtype",
     "decode",

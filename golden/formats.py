@@ -6,7 +6,20 @@ widths of the RTL ports, rows of the reports) is derived from it. Bit counts are
 * ``ebits``: exponent field bits.
 * ``mbits``: explicit mantissa (trailing significand) field bits. The hidden bit is **not** counted,
   so the precision in bits is ``mbits + 1`` for normal numbers.
-* ``bits``: the whole code, ``sign + ebits + mbits``.
+* ``bits``: the whole code, ``signed + ebits + mbits`` (an unsigned format has no sign bit).
+
+Exponent bias: a fixed integer, or ``None`` for a **run-time** bias (Tesla CFloat8 and SHP): an unsigned
+``RUNTIME_BIAS_BITS``-bit value (0..63) passed with every conversion (``bias=`` in the golden model, a
+``bias`` input port in the RTL). The limits of such a format (``emin``, ``max_value``, ...) depend on the
+bias: ``fmt.at(bias)`` returns the fixed-bias descriptor they are read from.
+
+Denormals (exponent field 0, mantissa ``m`` of ``mbits`` bits):
+
+* ``"ieee"``: ``(-1)**s * 2**(1 - bias) * 0.m`` (IEEE 754; they reach up to the smallest normal).
+* ``"cfloat"``: ``(-1)**s * 2**(-bias) * 0.m`` (the Tesla CFloat guide), half the IEEE scale: the values
+  between the largest denormal ``(1 - 2**-mbits) * 2**-bias`` and the smallest normal ``2**(1 - bias)``
+  form a gap (``docs/cfloat.md`` says how conversions round across it).
+* ``ftz=True``: denormal codes exist but operands and results are flushed to zero (Tesla UHP).
 
 Special-value conventions (``nan``):
 
@@ -29,10 +42,13 @@ import ml_dtypes
 import numpy as np
 
 __all__ = [
+    "DENORMAL_STYLES",
     "Flag",
     "FloatFormat",
     "TaperedFormat",
     "ROUNDING_MODES",
+    "RUNTIME_BIASES",
+    "RUNTIME_BIAS_BITS",
     "SOURCES",
     "get_format",
     "list_formats",
@@ -43,7 +59,7 @@ __all__ = [
 class Flag(IntFlag):
     """Exception flags; the same bit layout in the golden model and in the RTL ``flags`` port."""
 
-    INVALID = 1  #: NaN operand, or no definable result (an infinity the format cannot hold)
+    INVALID = 1  #: NaN operand, or no definable result (an infinity the format cannot hold, a negative UHP operand)
     DENORMAL = 2  #: the source operand was subnormal
     OVERFLOW = 4  #: a finite operand rounded beyond the largest finite value
     UNDERFLOW = 8  #: non-zero operand, delivered result below the smallest normal, and inexact
@@ -54,6 +70,13 @@ class Flag(IntFlag):
 ROUNDING_MODES = {"rne": 0, "ta": 1, "rtz": 2, "sr": 3, "hr": 4}
 
 _NAN_STYLES = ("ieee", "fn", "fnuz", "none")
+
+#: Denormal conventions of :class:`FloatFormat` (see the module docstring).
+DENORMAL_STYLES = ("ieee", "cfloat")
+
+#: Width of a run-time exponent bias (Tesla CFloat8/SHP: an unsigned 6-bit integer) and its values.
+RUNTIME_BIAS_BITS = 6
+RUNTIME_BIASES = range(1 << RUNTIME_BIAS_BITS)
 
 
 @dataclass(frozen=True)
@@ -68,10 +91,17 @@ class FloatFormat:
         Exponent field width.
     mbits : int
         Explicit mantissa field width (hidden bit not counted).
-    bias : int
-        Exponent bias: a normal code with exponent field ``e`` has value ``2**(e - bias) * 1.m``.
+    bias : int or None
+        Exponent bias: a normal code with exponent field ``e`` has value ``2**(e - bias) * 1.m``. ``None``
+        means a run-time bias in ``RUNTIME_BIASES`` (0..63), given per conversion.
     nan : str
         Special-value convention, one of ``"ieee"``, ``"fn"``, ``"fnuz"``, ``"none"``.
+    signed : bool
+        False: no sign bit (Tesla UHP); a negative non-zero operand has no representation.
+    denormals : str
+        ``"ieee"`` (scale ``2**(1 - bias)``) or ``"cfloat"`` (scale ``2**-bias``, the Tesla guide's).
+    ftz : bool
+        Denormal operands and results are flushed to zero (their codes decode to 0).
     roundings : tuple of str
         Rounding modes the encoder offers.
     dtype : numpy dtype or None
@@ -83,11 +113,14 @@ class FloatFormat:
     name: str
     ebits: int
     mbits: int
-    bias: int
+    bias: int | None
     nan: str = "ieee"
     roundings: tuple[str, ...] = ("rne", "ta", "rtz", "sr")
     dtype: object = None
     title: str = ""
+    signed: bool = True
+    denormals: str = "ieee"
+    ftz: bool = False
 
     def __post_init__(self):
         if self.nan not in _NAN_STYLES:
@@ -97,14 +130,32 @@ class FloatFormat:
         for r in self.roundings:
             if r not in ROUNDING_MODES:
                 raise ValueError(f"unknown rounding mode {r!r}")
+        if self.bias is not None and (not isinstance(self.bias, int) or isinstance(self.bias, bool)):
+            raise ValueError(f"bias must be an integer or None (run-time), not {self.bias!r}")
+        if self.denormals not in DENORMAL_STYLES:
+            raise ValueError(f"denormals must be one of {', '.join(DENORMAL_STYLES)}, not {self.denormals!r}")
+        if not self.signed and self.nan == "fnuz":
+            raise ValueError("an unsigned format cannot use the fnuz NaN (the code 1000...0 needs a sign bit)")
+        if self.ftz and self.denormals != "ieee":
+            raise ValueError("a flush-to-zero format delivers no denormals; leave denormals='ieee'")
 
     kind = "float"
 
     # -- widths -------------------------------------------------------------------------------
     @property
     def bits(self) -> int:
-        """Total code width (sign + exponent + mantissa)."""
-        return 1 + self.ebits + self.mbits
+        """Total code width (sign bit if any + exponent + mantissa)."""
+        return int(self.signed) + self.ebits + self.mbits
+
+    @property
+    def mag_bits(self) -> int:
+        """Width of the magnitude (exponent + mantissa fields)."""
+        return self.ebits + self.mbits
+
+    @property
+    def mag_mask(self) -> int:
+        """Mask of the magnitude bits of a code."""
+        return (1 << self.mag_bits) - 1
 
     @property
     def precision(self) -> int:
@@ -113,11 +164,58 @@ class FloatFormat:
 
     @property
     def sign_mask(self) -> int:
-        return 1 << (self.bits - 1)
+        """The sign bit of a code (0 for an unsigned format)."""
+        return 1 << self.mag_bits if self.signed else 0
 
     @property
     def exp_max_field(self) -> int:
         return (1 << self.ebits) - 1
+
+    # -- run-time bias ----------------------------------------------------------------------------
+    @property
+    def runtime_bias(self) -> bool:
+        """The bias is chosen per conversion (``bias=None`` in the descriptor)."""
+        return self.bias is None
+
+    @property
+    def biases(self):
+        """The biases the format can take: ``RUNTIME_BIASES`` or its one fixed bias."""
+        return RUNTIME_BIASES if self.bias is None else (self.bias,)
+
+    def at(self, bias) -> "FloatFormat":
+        """The fixed-bias descriptor of a run-time-bias format (same name, ``bias`` filled in).
+
+        ``at(None)`` returns a fixed-bias format unchanged.
+
+        Raises
+        ------
+        ValueError
+            A missing or out-of-range bias for a run-time-bias format, or any bias for a fixed one.
+        """
+        if self.bias is not None:
+            if bias is None:
+                return self
+            raise ValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
+        if bias is None:
+            raise ValueError(f"format {self.name!r} has a run-time bias: pass bias= an integer in "
+                             f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}")
+        if isinstance(bias, bool) or not isinstance(bias, (int, np.integer)) or int(bias) not in RUNTIME_BIASES:
+            shown = bias.item() if isinstance(bias, np.generic) else bias
+            raise ValueError(f"bias of {self.name!r} must be an integer in "
+                             f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}, not {shown!r}")
+        return dataclasses.replace(self, bias=int(bias))
+
+    def _fixed(self, what):
+        if self.bias is None:
+            raise ValueError(f"format {self.name!r} has a run-time bias: its {what} depends on it; "
+                             f"read it from {self.name}.at(bias)")
+
+    @property
+    def exponent_span(self) -> tuple[int, int]:
+        """``(emin, emax)`` of the normal numbers over every bias the format can take (the Tesla guide's
+        Tables 4-5: ``[-62, 15]`` for CFloat8_1_4_3)."""
+        lo, hi = min(self.biases), max(self.biases)
+        return 1 - hi, (self.max_code >> self.mbits) - lo
 
     # -- specials -----------------------------------------------------------------------------
     @property
@@ -130,7 +228,12 @@ class FloatFormat:
 
     @property
     def has_neg_zero(self) -> bool:
-        return self.nan != "fnuz"
+        return self.nan != "fnuz" and self.signed
+
+    @property
+    def has_subnormals(self) -> bool:
+        """Denormal codes deliver their values (not flushed, and there is a mantissa field)."""
+        return self.mbits > 0 and not self.ftz
 
     @property
     def max_code(self) -> int:
@@ -138,8 +241,8 @@ class FloatFormat:
         if self.nan == "ieee":
             return (self.exp_max_field << self.mbits) - 1
         if self.nan == "fn":
-            return (1 << (self.bits - 1)) - 2
-        return (1 << (self.bits - 1)) - 1  # fnuz, none: the all-ones magnitude
+            return self.mag_mask - 1
+        return self.mag_mask  # fnuz, none: the all-ones magnitude
 
     @property
     def inf_code(self) -> int | None:
@@ -154,7 +257,7 @@ class FloatFormat:
         if self.nan == "fnuz":
             return self.sign_mask
         if self.nan == "fn":
-            mag = (1 << (self.bits - 1)) - 1
+            mag = self.mag_mask
         else:
             mag = (self.exp_max_field << self.mbits) | (1 << (self.mbits - 1))
         return mag | (self.sign_mask if negative else 0)
@@ -163,12 +266,20 @@ class FloatFormat:
     @property
     def emin(self) -> int:
         """Unbiased exponent of the smallest normal number."""
+        self._fixed("emin")
         return 1 - self.bias
 
     @property
     def emax(self) -> int:
         """Unbiased exponent of the largest finite number."""
+        self._fixed("emax")
         return (self.max_code >> self.mbits) - self.bias
+
+    @property
+    def subnormal_exp(self) -> int:
+        """``e`` such that a denormal code with mantissa field ``m`` is worth ``m * 2**(e - mbits)``:
+        ``emin`` for IEEE denormals, ``-bias`` for the CFloat guide's."""
+        return self.emin if self.denormals == "ieee" else self.emin - 1
 
     @property
     def max_value(self) -> float:
@@ -181,7 +292,18 @@ class FloatFormat:
 
     @property
     def min_subnormal(self) -> float:
-        return float(2.0 ** (self.emin - self.mbits))
+        """Smallest positive value the format delivers: its smallest denormal, or the smallest normal
+        when denormals are flushed (``ftz``)."""
+        if not self.has_subnormals:
+            return self.min_normal
+        return float(2.0 ** (self.subnormal_exp - self.mbits))
+
+    @property
+    def max_subnormal(self) -> float | None:
+        """Largest denormal value (None without denormals)."""
+        if not self.has_subnormals:
+            return None
+        return float(((1 << self.mbits) - 1) * 2.0 ** (self.subnormal_exp - self.mbits))
 
     @property
     def top_quantum(self) -> float:
@@ -190,8 +312,10 @@ class FloatFormat:
 
     @property
     def layout(self) -> str:
-        """Field summary for listings, e.g. ``S1 E4 M3, bias 7``."""
-        return f"S1 E{self.ebits} M{self.mbits}, bias {self.bias}"
+        """Field summary for listings, e.g. ``S1 E4 M3, bias 7`` or ``S1 E4 M3, bias 0..63 (run-time)``."""
+        bias = (f"bias {RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1} (run-time)" if self.bias is None
+                else f"bias {self.bias}")
+        return f"{'S1 ' if self.signed else ''}E{self.ebits} M{self.mbits}, {bias}"
 
     def with_(self, **changes) -> "FloatFormat":
         return dataclasses.replace(self, **changes)
@@ -241,6 +365,15 @@ class TaperedFormat:
     has_neg_zero = False
     nan = "single"
     dtype = None
+    runtime_bias = False
+    signed = True
+    ftz = False
+
+    def at(self, bias):
+        """Fixed-bias formats are their own ``at(None)`` (see :meth:`FloatFormat.at`)."""
+        if bias is not None:
+            raise ValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
+        return self
 
     def __post_init__(self):
         for r in self.roundings:
@@ -422,6 +555,23 @@ HIF8 = register(TaperedFormat("hif8", title="HiFloat8 (tapered: dot-coded expone
 E3M2 = register(FloatFormat("e3m2", 3, 2, 3, nan="none", title="OCP FP6 E3M2 (MX element; no Inf/NaN, max ±28)"))
 E2M3 = register(FloatFormat("e2m3", 2, 3, 1, nan="none", title="OCP FP6 E2M3 (MX element; no Inf/NaN, max ±7.5)"))
 E2M1 = register(FloatFormat("e2m1", 2, 1, 1, nan="none", title="OCP FP4 E2M1 (MX element; no Inf/NaN, max ±6)"))
+
+
+# Tesla CFloat8 / CFloat16 (seed 001, SPEC-NOTES §4): run-time 6-bit bias, no Inf/NaN (clamp), the guide's
+# denormals 2^-bias × 0.m; UHP: unsigned, bias 31, IEEE-style Inf and NaN, denormals flushed to zero.
+_CFLOAT_ROUNDINGS = ("rne", "sr", "ta", "rtz")  # the guide defines rne and sr; ta and rtz come free
+CFLOAT8_143 = register(FloatFormat(
+    "cfloat8_143", 4, 3, None, nan="none", roundings=_CFLOAT_ROUNDINGS, denormals="cfloat",
+    title="Tesla CFloat8_1_4_3 (run-time bias 0..63; no Inf/NaN, clamps; denormals 2^-bias×0.m)"))
+CFLOAT8_152 = register(FloatFormat(
+    "cfloat8_152", 5, 2, None, nan="none", roundings=_CFLOAT_ROUNDINGS, denormals="cfloat",
+    title="Tesla CFloat8_1_5_2 (run-time bias 0..63; no Inf/NaN, clamps; denormals 2^-bias×0.m)"))
+SHP = register(FloatFormat(
+    "shp", 5, 10, None, nan="none", roundings=_CFLOAT_ROUNDINGS, denormals="cfloat",
+    title="Tesla CFloat16 SHP (run-time bias 0..63; no Inf/NaN, clamps; denormals 2^-bias×0.m)"))
+UHP = register(FloatFormat(
+    "uhp", 6, 10, 31, nan="ieee", roundings=_CFLOAT_ROUNDINGS, signed=False, ftz=True,
+    title="Tesla CFloat16 UHP (unsigned, bias 31, Inf/NaN, denormals flushed to zero)"))
 
 
 def source_of(x) -> FloatFormat:

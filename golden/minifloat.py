@@ -10,6 +10,13 @@ The rules, for a finite non-zero operand ``v`` (see ``docs/semantics.md`` for th
 4. The magnitude code is ``(max(E - emin, 0) << mbits) + q`` (a carry out of the mantissa moves into the
    exponent field by itself). It overflowed when it exceeds the largest finite code.
 
+Formats with the CFloat guide's denormals (``2**-bias * 0.m``, ``docs/cfloat.md``) use the quantum
+``2**(-bias - mbits)`` below the normal range, and an operand strictly between the largest denormal ``lo``
+and the smallest normal ``hi`` (the gap) rounds to one of those two with ``d = (v - lo) / (hi - lo)`` in
+step 3 (``lo``'s significand is odd, so a tie goes to ``hi``). Flush-to-zero formats flush a result below
+the smallest normal to zero; unsigned formats give the canonical NaN for negative non-zero operands.
+A run-time bias may differ per element: ``emin`` and the denormal quantum are then arrays.
+
 Everything is vectorised over numpy arrays; float64 holds every intermediate exactly.
 """
 
@@ -18,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng, tapered
-from .formats import SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
+from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
 
 __all__ = ["code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags"]
 
@@ -33,7 +40,7 @@ def code_dtype(bits: int):
 
 def _fields(fmt: FloatFormat, codes: np.ndarray):
     codes = codes.astype(np.int64)
-    sign = (codes >> (fmt.bits - 1)) & 1
+    sign = (codes >> fmt.mag_bits) & 1 if fmt.signed else np.zeros(codes.shape, np.int64)
     exp = (codes >> fmt.mbits) & fmt.exp_max_field
     man = codes & ((1 << fmt.mbits) - 1)
     return sign, exp, man
@@ -49,8 +56,8 @@ def _classify(fmt: FloatFormat, codes: np.ndarray):
         return top & (man != 0), top & (man == 0)
     none = np.zeros(codes.shape, bool)
     if fmt.nan == "fn":
-        mag = codes.astype(np.int64) & (fmt.sign_mask - 1)
-        return mag == fmt.sign_mask - 1, none
+        mag = codes.astype(np.int64) & fmt.mag_mask
+        return mag == fmt.mag_mask, none
     if fmt.nan == "none":
         return none, none
     return codes.astype(np.int64) == fmt.sign_mask, none
@@ -61,6 +68,62 @@ def _check_rounding(fmt, rounding):
         raise ValueError(
             f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: {', '.join(fmt.roundings)}"
         )
+
+
+def with_denormals(fmt, ieee_denormals: bool):
+    """``fmt``, or its variant with IEEE denormals (``2**(1 - bias) * 0.m``) when ``ieee_denormals``.
+
+    Raises
+    ------
+    ValueError
+        ``ieee_denormals`` for a format that does not use the CFloat guide's denormals.
+    """
+    if not ieee_denormals:
+        return fmt
+    if not isinstance(fmt, FloatFormat) or fmt.denormals != "cfloat":
+        guide = [n for n, f in _registry_items() if isinstance(f, FloatFormat) and f.denormals == "cfloat"]
+        raise ValueError(f"ieee_denormals applies to the formats with the CFloat guide's denormals "
+                         f"({', '.join(guide)}), not {getattr(fmt, 'name', fmt)!r}")
+    return fmt.with_(denormals="ieee")
+
+
+def _registry_items():
+    from .formats import _REGISTRY
+
+    return _REGISTRY.items()
+
+
+def resolve_bias(fmt, bias, shape):
+    """Check ``bias`` against ``fmt`` and return ``(fmt, per_element_bias)``.
+
+    A fixed-bias format takes no bias. A run-time-bias format needs one: a scalar (or an array holding
+    one value) gives the fixed-bias descriptor ``fmt.at(bias)`` and None; an array of several biases,
+    broadcast to ``shape``, is returned flattened (int64) with ``fmt`` unchanged.
+
+    Raises
+    ------
+    ValueError
+        Missing, non-integer or out-of-range bias (the message names 0..63), a bias for a fixed-bias
+        format, or an array that does not broadcast to ``shape``.
+    """
+    if not getattr(fmt, "runtime_bias", False) or bias is None or np.ndim(bias) == 0:
+        if bias is not None and np.ndim(bias) == 0 and isinstance(bias, np.ndarray):
+            bias = bias.item()
+        return fmt.at(bias), None
+    b = np.asarray(bias)
+    lo, hi = RUNTIME_BIASES.start, RUNTIME_BIASES.stop - 1
+    if b.dtype.kind not in "iu":
+        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not an array of {b.dtype}")
+    bad = (b < lo) | (b > hi)
+    if bad.any():
+        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not {b[bad].flat[0].item()!r}")
+    try:
+        b = np.broadcast_to(b, shape)
+    except ValueError:
+        raise ValueError(f"bias of shape {b.shape} does not broadcast to the operand shape {tuple(shape)}") from None
+    if b.size and b.min() == b.max():
+        return fmt.at(int(b.flat[0])), None
+    return fmt, b.ravel().astype(np.int64)
 
 
 def _draws(n, *, seed, rand, rand_bits):
@@ -88,6 +151,7 @@ def encode_with_flags(
     rand=None,
     rand_bits: int = rng.DEFAULT_RAND_BITS,
     paper_literal: bool = False,
+    ieee_denormals: bool = False,
 ):
     """Encode ``x`` into ``fmt``; return ``(codes, flags)``.
 
@@ -101,11 +165,16 @@ def encode_with_flags(
         ``rne``, ``ta``, ``rtz``, ``sr`` or ``hr`` (one of the format's ``roundings``; the default ``None``
         means the format's first, ``rne`` for FP8 and ``ta`` for HiF8).
     saturate : bool
-        Overflow and infinite operands give ±max instead of Inf/NaN.
+        Overflow and infinite operands give ±max instead of Inf/NaN (formats without Inf/NaN — CFloat8,
+        SHP, OCP FP6/FP4 — always clamp).
     nan_to_zero : bool
-        NaN operands encode as +0 (the invalid flag still records them).
+        NaN operands — and, in an unsigned format (UHP), negative ones — encode as +0 (the invalid flag
+        still records them).
     seed : int or None
         Seed of the generator for ``sr`` (None means 0). Draw ``i`` goes to the ``i``-th value in C order.
+    bias : int or array of int
+        Run-time-bias formats only (CFloat8, SHP), and required there: 0..63, a scalar or an integer
+        array broadcastable to ``x`` (one bias per element).
     rand : array of int, optional
         Explicit R-bit draws for ``sr``, one per value (overrides ``seed``).
     rand_bits : int
@@ -113,35 +182,39 @@ def encode_with_flags(
     paper_literal : bool
         HiF8 ``hr`` only: compare ``F14 >= T14`` literally, so that an exact value whose 14 low bits are
         zero rounds up (seed 000 §3.2 read to the letter); by default exact values stay exact.
+    ieee_denormals : bool
+        CFloat formats only: denormals ``2**(1 - bias) * 0.m`` (IEEE) instead of the guide's
+        ``2**-bias * 0.m``.
 
     Raises
     ------
     ValueError
-        Unknown rounding for the format.
+        Unknown rounding for the format; a missing or bad bias; ``ieee_denormals`` for another format.
     TypeError
         Source dtype is not float32/float16/bfloat16.
     """
-    return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits, paper_literal)
+    return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits, paper_literal,
+                   ieee_denormals)
 
 
 def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
-            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False):
+            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
     fmt = get_format(fmt)
-    if bias is not None:
-        raise ValueError(f"format {fmt.name!r} has a fixed bias; bias must be None, not {bias!r}")
     if not isinstance(fmt, (FloatFormat, TaperedFormat)):
         raise TypeError(f"encode() handles scalar float formats here, not {fmt!r}")
+    fmt = with_denormals(fmt, ieee_denormals)
+    x = np.asarray(x)
+    fmt, bias = resolve_bias(fmt, bias, x.shape)
     if rounding is None:
         rounding = fmt.roundings[0]
     _check_rounding(fmt, rounding)
     if paper_literal and not (isinstance(fmt, TaperedFormat) and rounding == "hr"):
         raise ValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
-    x = np.asarray(x)
     src = source_of(x)
     opts = (rounding, bool(saturate), bool(nan_to_zero), bool(paper_literal))
-    if rounding != "sr" and x.size >= _LUT_MIN_SIZE:
+    if rounding != "sr" and x.size >= _LUT_MIN_SIZE and bias is None:
         lut = _lut(fmt, src, opts)
         if lut is not None:
             idx = _lut_index(src, x)
@@ -149,15 +222,16 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
     draws = None
     if rounding == "sr":
         draws = (_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
-    result = _exact(fmt, src, x, opts, draws)
+    result = _exact(fmt, src, x, opts, draws, bias)
     return tuple(result[k] for k in outputs)
 
 
-def _exact(fmt, src, x, opts, draws):
+def _exact(fmt, src, x, opts, draws, bias=None):
+    """The exact model; ``bias`` is None (fixed-bias ``fmt``) or the flattened per-element biases."""
     rounding, saturate, nan_to_zero, paper_literal = opts
     if isinstance(fmt, TaperedFormat):
         return tapered.encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, paper_literal)
-    return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws)
+    return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------
@@ -166,13 +240,20 @@ def _exact(fmt, src, x, opts, draws):
 # indexed by the whole pattern. For FP32 it is indexed by the top 16 bits and one sticky bit, valid when
 # at least 17 mantissa bits are discarded (round bit at position 16 or above); the table is filled by the
 # exact model itself, so both paths give identical results (tests/test_golden.py checks this).
+#
+# A run-time-bias format with one bias for the whole array uses the table of ``fmt.at(bias)``; arrays of
+# several biases take the exact path (tests/test_cfloat_golden.py checks both). At most ``_LUT_KEEP``
+# tables are kept (the oldest is dropped first): a sweep over 64 biases must not hold 64 tables per mode.
 _LUT_MIN_SIZE = 1 << 16
+_LUT_KEEP = 256
 _LUTS: dict = {}
 
 
 def _lut(fmt, src, opts):
     key = (fmt, src.name, opts)
     if key not in _LUTS:
+        if len(_LUTS) >= _LUT_KEEP:
+            del _LUTS[next(iter(_LUTS))]
         if src.bits == 16:
             pats = np.arange(1 << 16, dtype=np.uint16).view(src.dtype)
         elif src.bits == 32 and src.mbits - fmt.mbits >= 17 and opts[0] != "hr":  # hr reads the low bits
@@ -199,8 +280,8 @@ def _lut_index(src, x):
     return idx
 
 
-def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
-    """The exact model (see the module docstring)."""
+def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None):
+    """The exact model (see the module docstring); ``bias``: per-element biases (run-time-bias formats)."""
     shape = x.shape
     bits = x.ravel().view(code_dtype(src.bits)).astype(np.int64)
     sign = (bits >> (src.bits - 1)) & 1
@@ -211,10 +292,16 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
         v = np.abs(x.ravel().astype(np.float64))
     finite = ~(nan | inf)
     nonzero = finite & (v != 0)
+    M = fmt.mbits
+    if bias is None:
+        emin, sub_e = fmt.emin, fmt.subnormal_exp
+    else:
+        emin = 1 - bias
+        sub_e = emin - 1 if fmt.denormals == "cfloat" else emin
     with np.errstate(invalid="ignore", divide="ignore"):
         _, e = np.frexp(np.where(nonzero, v, 1.0))
-    E = np.where(nonzero, e.astype(np.int64) - 1, fmt.emin)
-    qe = np.maximum(E, fmt.emin) - fmt.mbits
+    E = np.where(nonzero, e.astype(np.int64) - 1, emin)
+    qe = np.where(E >= emin, E, sub_e) - M
     s = np.ldexp(np.where(nonzero, v, 0.0), -qe)
     q0 = np.floor(s)
     d = s - q0
@@ -230,8 +317,31 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
         r, rand_bits = draws
         up = np.floor(np.ldexp(d, rand_bits)).astype(np.int64) + r >= (1 << rand_bits)
     q = q0 + up
-    mag = (np.maximum(E - fmt.emin, 0) << fmt.mbits) + q
+    mag = (np.maximum(E - emin, 0) << M) + q
     inexact = nonzero & (d != 0)
+    if fmt.denormals == "cfloat":
+        # The gap between the largest denormal lo and the smallest normal hi: round between those two,
+        # with d = (v - lo) / (hi - lo) (all products below are exact in float64).
+        lo = ((1 << M) - 1) * np.ldexp(1.0, sub_e - M)
+        hi = np.ldexp(1.0, emin)
+        with np.errstate(invalid="ignore"):
+            gap = nonzero & (v > lo) & (v < hi)
+        if gap.any():
+            with np.errstate(invalid="ignore"):
+                dv, step = v - lo, hi - lo
+            if rounding in ("rne", "ta"):  # lo's significand 2**M - 1 is odd: a tie goes to hi
+                gup = 2 * dv >= step
+            elif rounding == "rtz":
+                gup = np.zeros(gap.shape, bool)
+            else:  # sr: floor(d * 2**R) + rand >= 2**R  <=>  (v - lo) * 2**R >= (2**R - rand) * (hi - lo)
+                r, rand_bits = draws
+                gup = np.ldexp(dv, rand_bits) >= ((1 << rand_bits) - r) * step
+            mag = np.where(gap, np.where(gup, 1 << M, (1 << M) - 1), mag)
+            inexact |= gap
+    if fmt.ftz:  # a result below the smallest normal is flushed to zero
+        flushed = nonzero & (mag > 0) & (mag < (1 << M))
+        mag = np.where(flushed, 0, mag)
+        inexact |= flushed
     overflow = nonzero & (mag > fmt.max_code)
 
     smask = fmt.sign_mask
@@ -264,13 +374,19 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
         code = np.where(inf, signed(fmt.inf_code), code)
     else:
         code = np.where(inf, nan_code, code)
+    # An unsigned format has no negative non-zero value: such operands (and -Inf) give the canonical NaN
+    # and only the invalid flag (and denormal, for a subnormal operand). -0 is +0.
+    if not fmt.signed:
+        negative = neg & (nonzero | inf)
+        nan = nan | negative
+        inf, overflow, inexact = inf & ~negative, overflow & ~negative, inexact & ~negative
     code = np.where(nan, 0 if nan_to_zero else nan_code, code)
 
     flags = np.zeros(v.shape, np.int64)
     flags |= np.where(nan | (inf & inf_invalid), int(Flag.INVALID), 0)
     flags |= np.where(subnormal, int(Flag.DENORMAL), 0)
     flags |= np.where(overflow, int(Flag.OVERFLOW), 0)
-    flags |= np.where(inexact & ~overflow & (mag < (1 << fmt.mbits)), int(Flag.UNDERFLOW), 0)
+    flags |= np.where(inexact & ~overflow & (mag < (1 << M)), int(Flag.UNDERFLOW), 0)
     flags |= np.where(inexact | overflow | (inf & saturate), int(Flag.INEXACT), 0)
 
     return (
@@ -291,46 +407,66 @@ def encode_flags(fmt, x, **kwargs):
 
 
 _TABLES: dict = {}
+_TABLES_KEEP = 160  # fixed-bias descriptors of run-time-bias formats: one table per bias at most
+
+
+def _code_values(fmt: FloatFormat, codes: np.ndarray, bias=None) -> np.ndarray:
+    """float64 value of each code (``bias``: per-element biases of a run-time-bias format)."""
+    sign, exp, man = _fields(fmt, codes)
+    M = fmt.mbits
+    if bias is None:
+        emin, sub_e = fmt.emin, fmt.subnormal_exp
+    else:
+        emin = 1 - bias
+        sub_e = emin - 1 if fmt.denormals == "cfloat" else emin
+    val = np.where(exp == 0, np.ldexp(man.astype(np.float64), sub_e - M),
+                   np.ldexp((man + (1 << M)).astype(np.float64), exp + emin - 1 - M))
+    if fmt.ftz:
+        val = np.where(exp == 0, 0.0, val)
+    nan, inf = _classify(fmt, codes)
+    val = np.where(inf, np.inf, val)
+    val = np.where(nan, np.nan, val)
+    return np.where(sign == 1, -val, val)  # -NaN keeps its sign bit
 
 
 def _value_table(fmt: FloatFormat) -> np.ndarray:
-    """float64 value of every code of ``fmt``; NaNs carry the code's sign bit."""
+    """float64 value of every code of ``fmt`` (a fixed-bias descriptor); NaNs carry the code's sign bit.
+    Denormal codes of a flush-to-zero format are worth 0 (what an operation reads)."""
     if isinstance(fmt, TaperedFormat):
         return tapered.value_table(fmt)
-    if fmt.name not in _TABLES:
-        codes = np.arange(1 << fmt.bits, dtype=np.int64)
-        sign, exp, man = _fields(fmt, codes)
-        scale = np.where(exp == 0, 2.0 ** (fmt.emin - fmt.mbits), np.ldexp(1.0, exp - fmt.bias - fmt.mbits))
-        sig = np.where(exp == 0, man, man + (1 << fmt.mbits))
-        val = sig * scale
-        nan, inf = _classify(fmt, codes)
-        val = np.where(inf, np.inf, val)
-        val = np.where(nan, np.nan, val)
-        val = np.where(sign == 1, -val, val)  # -NaN keeps its sign bit
-        _TABLES[fmt.name] = val
-    return _TABLES[fmt.name]
+    if fmt not in _TABLES:
+        if len(_TABLES) >= _TABLES_KEEP:
+            del _TABLES[next(iter(_TABLES))]
+        _TABLES[fmt] = _code_values(fmt, np.arange(1 << fmt.bits, dtype=np.int64))
+    return _TABLES[fmt]
 
 
-def decode(fmt, codes, *, bias=None) -> np.ndarray:
-    """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit."""
-    fmt = get_format(fmt)
-    if bias is not None:
-        raise ValueError(f"format {fmt.name!r} has a fixed bias; bias must be None, not {bias!r}")
+def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
+    """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit.
+
+    ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an integer array broadcastable to
+    ``codes``; ``ieee_denormals`` as for :func:`encode_with_flags`. Denormal codes of a flush-to-zero
+    format (UHP) decode to 0.
+    """
+    fmt = with_denormals(get_format(fmt), ieee_denormals)
     codes = np.asarray(codes)
     if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
         raise ValueError(f"codes of {fmt.name} must be in 0..{(1 << fmt.bits) - 1}")
+    fmt, bias = resolve_bias(fmt, bias, codes.shape)
+    if bias is not None:
+        return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
     return _value_table(fmt).astype(np.float32)[codes.astype(np.intp)]
 
 
-def decode_bits(fmt, codes, target="fp32") -> np.ndarray:
+def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False) -> np.ndarray:
     """Decode into ``target`` (fp32, fp16 or bf16) bit patterns, as the RTL decoder delivers them.
 
     Every FP8 value is exact in all three targets; NaN becomes the target's canonical quiet NaN with
-    the code's sign bit.
+    the code's sign bit. ``bias`` and ``ieee_denormals`` as for :func:`decode`.
     """
     fmt = get_format(fmt)
     tgt = _target(target)
-    vals = decode(fmt, codes)
+    vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
     return encode(tgt, vals, rounding="rne")
 
 

@@ -14,9 +14,15 @@ import math
 import numpy as np
 
 from .formats import FloatFormat, TaperedFormat, get_format
-from .minifloat import _classify
+from .minifloat import _classify, with_denormals
 
-__all__ = ["SUMMARY_ROWS", "code_class", "code_fields", "precision_by_exponent", "summary", "summary_table"]
+__all__ = ["SUMMARY_ROWS", "bias_ranges", "code_class", "code_fields", "precision_by_exponent", "summary",
+           "summary_table"]
+
+
+def _concrete(fmt, bias=None, ieee_denormals=False):
+    """The fixed-bias descriptor the rows are read from (``bias`` for a run-time-bias format)."""
+    return with_denormals(get_format(fmt), ieee_denormals).at(bias)
 
 #: Row names of :func:`summary`, in the order of the paper's Table 4.
 SUMMARY_ROWS = ("Infinities", "NaN", "Zero", "Max positive normal", "Min positive normal",
@@ -25,11 +31,12 @@ SUMMARY_ROWS = ("Infinities", "NaN", "Zero", "Max positive normal", "Min positiv
 
 def code_class(fmt, codes) -> np.ndarray:
     """Class of each code, read from its fields: ``nan``, ``inf``, ``zero``, ``normal``, and
-    ``subnormal`` (a FloatFormat code with exponent field 0 and a non-zero mantissa) or ``denormal``
-    (a tapered code with the denormal prefix and ``M >= 1``)."""
+    ``subnormal`` (a FloatFormat code with exponent field 0 and a non-zero mantissa; ``flushed`` in a
+    flush-to-zero format, where it reads as 0) or ``denormal`` (a tapered code with the denormal prefix
+    and ``M >= 1``). The class does not depend on a run-time bias."""
     fmt = get_format(fmt)
     codes = np.asarray(codes).astype(np.int64)
-    mag = codes & (fmt.sign_mask - 1)
+    mag = codes & (fmt.sign_mask - 1) if fmt.signed else codes
     if isinstance(fmt, TaperedFormat):
         prefixed = (mag >> fmt.dml_bits) == fmt.dml[0]
         low = mag & ((1 << fmt.dml_bits) - 1)
@@ -39,7 +46,7 @@ def code_class(fmt, codes) -> np.ndarray:
         low = mag & ((1 << fmt.mbits) - 1)
         prefixed = (mag >> fmt.mbits) == 0
         zero, small = prefixed & (low == 0), prefixed & (low != 0)
-        name = "subnormal"
+        name = "flushed" if fmt.ftz else "subnormal"
     nan, inf = _classify(fmt, codes)
     out = np.full(codes.shape, "normal", dtype=object)
     out[small] = name
@@ -52,17 +59,18 @@ def code_class(fmt, codes) -> np.ndarray:
 def code_fields(fmt, code: int) -> tuple[list[str], str]:
     """The bit fields of one code, most significant first, and what they mean.
 
-    FloatFormat: ``[S, E, M]`` and ``"E=<unbiased exponent>"`` (``"subnormal"`` for field 0).
+    FloatFormat: ``[S, E, M]`` and ``"E=<unbiased exponent>"`` (``"subnormal"`` for field 0; ``S`` is
+    ``""`` for an unsigned format; a run-time-bias format must be given as ``fmt.at(bias)``).
     TaperedFormat: ``[S, dot, Em, M]`` and ``"D=<d> E=<exponent>"`` (``Em`` is ``""`` when ``D = 0``),
     or ``[S, prefix, M]`` and ``"DML M=<m>"`` for the denormal prefix.
     """
     fmt = get_format(fmt)
     b = format(int(code), f"0{fmt.bits}b")
-    s, mag = b[0], b[1:]
+    s, mag = (b[0], b[1:]) if fmt.signed else ("", b)
     if isinstance(fmt, FloatFormat):
         e, m = mag[: fmt.ebits], mag[fmt.ebits :]
         ef = int(e, 2)
-        return [s, e, m], ("subnormal" if ef == 0 else f"E={ef - fmt.bias}")
+        return [s, e, m], ("subnormal" if ef == 0 else f"E={ef + fmt.emin - 1}")
     w = fmt.dml[1]
     if mag[:w] == format(fmt.dml[0], f"0{w}b"):
         return [s, mag[:w], mag[w:]], f"DML M={int(mag[w:], 2)}"
@@ -77,7 +85,7 @@ def code_fields(fmt, code: int) -> tuple[list[str], str]:
 def _pattern(fmt, code: int, sign: str | None = None) -> str:
     """The code's bits grouped by field (``0 11 0111 0``); ``sign`` replaces the sign bit (``±``)."""
     fields, _ = code_fields(fmt, code)
-    if sign is not None:
+    if sign is not None and fmt.signed:
         fields[0] = sign
     return " ".join(f for f in fields if f)
 
@@ -103,7 +111,7 @@ def _entry(fmt, code, value, below=False) -> str:
 def _nan_pattern(fmt) -> str:
     if isinstance(fmt, FloatFormat) and fmt.nan == "ieee":
         ones = "1" * fmt.ebits
-        return f"± {ones} M≠0"  # every non-zero mantissa under the all-ones exponent
+        return f"{'± ' if fmt.signed else ''}{ones} M≠0"  # every non-zero mantissa under the all-ones exponent
     code = fmt.nan_code(negative=True)
     if code is None:  # no NaN at all (OCP FP6/FP4, CFloat8)
         return "N/A"
@@ -112,13 +120,14 @@ def _nan_pattern(fmt) -> str:
     return _pattern(fmt, code)  # the single NaN (FNUZ, HiF8)
 
 
-def summary(fmt) -> dict:
+def summary(fmt, bias=None, ieee_denormals=False) -> dict:
     """The Table 4 rows of ``fmt`` as ``{row: text}``, keyed by :data:`SUMMARY_ROWS`.
 
     Values are powers of two or ``m×2^e``, each followed by its code grouped by field; ``±`` stands for
-    either sign bit; a row the format has no code for reads ``N/A``.
+    either sign bit; a row the format has no code for reads ``N/A`` (denormal rows of a flush-to-zero
+    format: ``N/A (flushed)``). A run-time-bias format needs ``bias`` (its rows hold for that bias).
     """
-    fmt = get_format(fmt)
+    fmt = _concrete(fmt, bias, ieee_denormals)
     if isinstance(fmt, TaperedFormat):
         min_normal_code = fmt.encode_normal(fmt.emin, 0)
         dml_max = fmt.encode_denormal(fmt.dml_emax)
@@ -129,44 +138,80 @@ def summary(fmt) -> dict:
         emin_all = fmt.dml_emin
     else:
         min_normal_code = 1 << fmt.mbits
-        has_sub = fmt.mbits > 0
-        max_dml = ((1 << fmt.mbits) - 1, fmt.min_normal - fmt.min_subnormal) if has_sub else (None, 0.0)
+        has_sub = fmt.has_subnormals
+        max_dml = ((1 << fmt.mbits) - 1, fmt.max_subnormal) if has_sub else (None, 0.0)
         min_dml = (1, fmt.min_subnormal) if has_sub else (None, 0.0)
         zero = _pattern(fmt, 0, "±" if fmt.has_neg_zero else None)
-        emin_all = fmt.emin - fmt.mbits
+        emin_all = math.frexp(fmt.min_subnormal)[1] - 1
     inf = fmt.inf_code
+    no_dml = "N/A (flushed)" if getattr(fmt, "ftz", False) else "N/A"
     return {
         "Infinities": "N/A" if inf is None else _pattern(fmt, inf, "±"),
         "NaN": _nan_pattern(fmt),
         "Zero": zero,
         "Max positive normal": _entry(fmt, fmt.max_code, fmt.max_value),
         "Min positive normal": _entry(fmt, min_normal_code, fmt.min_normal),
-        "Max positive denormal": _entry(fmt, *max_dml, below=True),
-        "Min positive denormal": _entry(fmt, *min_dml, below=True),
+        "Max positive denormal": _entry(fmt, *max_dml, below=True) if max_dml[0] is not None else no_dml,
+        "Min positive denormal": _entry(fmt, *min_dml, below=True) if min_dml[0] is not None else no_dml,
         "Exponent": f"[{fmt.emin}, {fmt.emax}]",
         "Exponent (+denormal)": f"[{emin_all}, {fmt.emax}]",
     }
 
 
-def summary_table(formats) -> list[list[str]]:
+def summary_table(formats, bias=None, ieee_denormals=False) -> list[list[str]]:
     """Table 4 for several formats: a header row ``["", name, ...]`` then one row per
-    :data:`SUMMARY_ROWS` entry, one column per format in the order given."""
+    :data:`SUMMARY_ROWS` entry, one column per format in the order given.
+
+    ``bias`` and ``ieee_denormals`` apply to the run-time-bias formats among ``formats`` (whose header
+    reads ``name@bias``); a run-time-bias format without ``bias`` is an error.
+    """
     fmts = [get_format(f) for f in formats]
-    cols = [summary(f) for f in fmts]
-    return [["", *(f.name for f in fmts)]] + [[r, *(c[r] for c in cols)] for r in SUMMARY_ROWS]
+    cols, names = [], []
+    for f in fmts:
+        rt = getattr(f, "runtime_bias", False)
+        cols.append(summary(f, bias if rt else None, ieee_denormals if rt else False))
+        names.append(f"{f.name}@{bias}" if rt else f.name)
+    return [["", *names]] + [[r, *(c[r] for c in cols)] for r in SUMMARY_ROWS]
 
 
-def precision_by_exponent(fmt) -> tuple[np.ndarray, np.ndarray]:
+def bias_ranges(fmt, ieee_denormals=False) -> list[dict]:
+    """The Tesla guide's Tables 4 and 5 for a run-time-bias format: for every bias, the range of the
+    normal numbers and the exponents they span, plus the denormal range.
+
+    Returns one dict per bias with ``bias``, ``emin``, ``emax``, ``min_normal``, ``max_normal`` (exact
+    floats) and the guide's text ``±[1.000 × 2^emin, 1.111 × 2^emax]`` under ``range``, and
+    ``min_denormal`` / ``max_denormal``.
+    """
+    base = with_denormals(get_format(fmt), ieee_denormals)
+    if not getattr(base, "runtime_bias", False):
+        raise ValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
+                         f"(cfloat8_143, cfloat8_152, shp)")
+    rows = []
+    for b in base.biases:
+        f = base.at(b)
+        top = format(f.max_code & ((1 << f.mbits) - 1), f"0{f.mbits}b")
+        rows.append(dict(bias=b, emin=f.emin, emax=f.emax, min_normal=f.min_normal, max_normal=f.max_value,
+                         min_denormal=f.min_subnormal, max_denormal=f.max_subnormal,
+                         range=f"±[1.{'0' * f.mbits} × 2^{f.emin}, 1.{top} × 2^{f.emax}]"))
+    return rows
+
+
+def precision_by_exponent(fmt, bias=None) -> tuple[np.ndarray, np.ndarray]:
     """``(exponents, bits)``: the significand precision in bits (hidden bit included) of the values
     at each exponent from the smallest denormal's to ``emax``, denormals normalized as in the paper's
-    Fig. 1 (a subnormal with k significant bits counts k; a HiF8 denormal, an exact power of two, 1)."""
+    Fig. 1 (a subnormal with k significant bits counts k; a HiF8 denormal, an exact power of two, 1).
+    Exponents with no value (the CFloat denormal gap) are left out; ``bias`` for run-time-bias formats."""
     fmt = get_format(fmt)
     if isinstance(fmt, TaperedFormat):
         exps = np.arange(fmt.dml_emin, fmt.emax + 1)
         return exps, np.array([fmt.mant_width(int(e)) + 1 for e in exps])
     if not isinstance(fmt, FloatFormat):
         raise TypeError(f"precision_by_exponent takes a scalar format, not {fmt!r}")
-    sub = np.arange(fmt.emin - fmt.mbits, fmt.emin)  # 2^e with e < emin: e - (emin - mbits) + 1 bits
-    exps = np.concatenate([sub, np.arange(fmt.emin, fmt.emax + 1)])
-    bits = np.concatenate([sub - (fmt.emin - fmt.mbits) + 1, np.full(fmt.emax - fmt.emin + 1, fmt.precision)])
-    return exps, bits
+    fmt = fmt.at(bias)
+    normal = np.arange(fmt.emin, fmt.emax + 1)
+    if not fmt.has_subnormals:
+        return normal, np.full(len(normal), fmt.precision)
+    lo = fmt.subnormal_exp - fmt.mbits  # 2^e with lo <= e < subnormal_exp: e - lo + 1 bits
+    sub = np.arange(lo, fmt.subnormal_exp)
+    return (np.concatenate([sub, normal]),
+            np.concatenate([sub - lo + 1, np.full(len(normal), fmt.precision)]))

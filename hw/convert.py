@@ -1,15 +1,22 @@
 """Combinational conversion units built from format descriptors: ``Encoder`` and ``Decoder``.
 
 Both are purely combinational ``wiring.Component``s with the ports of SPEC-NOTES §1 (``a``, ``y``,
-``flags`` and, where needed, ``rand``, ``mode``, ``sat``); :class:`fpforge.hw.pipeline.Pipeline` wraps
-either in a valid/ready stream of any latency.
+``flags`` and, where needed, ``rand``, ``mode``, ``sat``, ``bias``); :class:`fpforge.hw.pipeline.Pipeline`
+wraps either in a valid/ready stream of any latency.
+
+A format with a run-time bias (Tesla CFloat8, SHP) gets a 6-bit ``bias`` input: it moves ``emin`` (and
+with it the round position below the normal range, the exponent field and the decoded exponent) at run
+time; nothing else about the datapath changes. The CFloat guide's denormals (``2**-bias * 0.m``) leave a
+gap below the smallest normal, where the encoder rounds between the largest denormal and the smallest
+normal with a small comparator beside the shared ``Rounder`` (``docs/cfloat.md``).
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..golden.formats import ROUNDING_MODES, SOURCES, Flag, FloatFormat, get_format
+from ..golden.formats import ROUNDING_MODES, RUNTIME_BIAS_BITS, SOURCES, Flag, FloatFormat, get_format
+from ..golden.minifloat import with_denormals
 from ..golden.rng import DEFAULT_RAND_BITS
 from .rounding import MODE_WIDTH, Rounder
 
@@ -25,23 +32,29 @@ def _source(name, what="source"):
         raise ValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
 
 
-def _float_format(fmt):
+def _float_format(fmt, ieee_denormals=False):
     fmt = get_format(fmt)
     if not isinstance(fmt, FloatFormat) or fmt.name in SOURCES:
         raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format")
-    return fmt
+    return with_denormals(fmt, ieee_denormals)
+
+
+def _span(fmt):
+    """(lowest emin, highest emin) over the biases the format can take."""
+    lo, hi = fmt.exponent_span
+    return lo, 1 - min(fmt.biases)
 
 
 def _fields(fmt, bits):
-    """(sign, exponent field, mantissa field, nan, inf) of a code signal."""
-    sign = bits[fmt.bits - 1]
+    """(sign, exponent field, mantissa field, nan, inf) of a code signal (sign 0 when unsigned)."""
+    sign = bits[fmt.bits - 1] if fmt.signed else Const(0, 1)
     exp = bits[fmt.mbits : fmt.mbits + fmt.ebits]
     man = bits[: fmt.mbits]
     if fmt.nan == "ieee":
         top = exp == fmt.exp_max_field
         return sign, exp, man, top & (man != 0), top & (man == 0)
     if fmt.nan == "fn":
-        return sign, exp, man, bits[: fmt.bits - 1] == fmt.sign_mask - 1, Const(0, 1)
+        return sign, exp, man, bits[: fmt.mag_bits] == fmt.mag_mask, Const(0, 1)
     if fmt.nan == "none":
         return sign, exp, man, Const(0, 1), Const(0, 1)
     return sign, exp, man, bits == fmt.sign_mask, Const(0, 1)
@@ -138,9 +151,11 @@ class Encoder(wiring.Component):
     saturate : str or bool
         ``"off"``/False, ``"on"``/True, or ``"runtime"`` (adds a ``sat`` port).
     nan_to_zero : bool
-        NaN operands encode as +0.
+        NaN operands (and, in an unsigned format, negative ones) encode as +0.
     rand_bits : int
         R, width of ``rand`` when ``sr`` is enabled.
+    ieee_denormals : bool
+        CFloat formats: IEEE denormals ``2**(1 - bias) * 0.m`` instead of the guide's ``2**-bias * 0.m``.
 
     Members
     -------
@@ -154,11 +169,13 @@ class Encoder(wiring.Component):
         Only with several roundings.
     sat : In(1)
         Only with ``saturate="runtime"``.
+    bias : In(6)
+        Only for a run-time-bias format (CFloat8, SHP): the exponent bias, 0..63, per value.
     """
 
     def __init__(self, fmt, source="fp32", roundings=("rne",), saturate=False, nan_to_zero=False,
-                 rand_bits=DEFAULT_RAND_BITS):
-        fmt = _float_format(fmt)
+                 rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False):
+        fmt = _float_format(fmt, ieee_denormals)
         src = _source(source)
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
@@ -167,6 +184,7 @@ class Encoder(wiring.Component):
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
+        self._ieee_denormals = bool(ieee_denormals)
         members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
         if "sr" in roundings:
             members["rand"] = In(rand_bits)
@@ -174,6 +192,8 @@ class Encoder(wiring.Component):
             members["mode"] = In(MODE_WIDTH)
         if saturate == "runtime":
             members["sat"] = In(1)
+        if fmt.runtime_bias:
+            members["bias"] = In(RUNTIME_BIAS_BITS)
         super().__init__(members)
 
     @property
@@ -200,33 +220,52 @@ class Encoder(wiring.Component):
     def rand_bits(self):
         return self._rand_bits
 
+    @property
+    def ieee_denormals(self):
+        return self._ieee_denormals
+
     def describe(self):
         """One line naming the configuration (for the Verilog header)."""
         return (f"encoder {self._src.name} -> {self._fmt.name}, rounding {','.join(self._roundings)}, "
                 f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
-                + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else ""))
+                + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
+                + _describe_format(self._fmt))
 
     def elaborate(self, platform):
         m = Module()
         fmt, src = self._fmt, self._src
+        M = fmt.mbits
+        guide = fmt.denormals == "cfloat"
+        emin_lo, emin_hi = _span(fmt)
+        # Source subnormals must be normalized where they can land at or above the target's denormal
+        # quantum's binade (the gap binade for the guide's denormals).
         sign, exp, sig, nan, inf, nonzero, subnormal = unpack_source(
-            m, src, self.a, normalize=src.emin > fmt.emin, width=max(src.mbits, fmt.mbits) + 1)
+            m, src, self.a, normalize=src.emin > emin_lo - guide, width=max(src.mbits, fmt.mbits) + 1)
         ms = len(sig) - 1
 
-        # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything".
+        # emin = 1 - bias: a constant, or from the run-time bias port.
+        if fmt.runtime_bias:
+            emin = Signal(signed(RUNTIME_BIAS_BITS + 2), name="emin")
+            m.d.comb += emin.eq(1 - self.bias)
+        else:
+            emin = fmt.emin
+
+        # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything"; below the normal
+        # range the quantum is 2**(emin - guide - mbits) (the guide's denormals have half IEEE's scale).
         limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits)
         under = Signal(signed(len(exp) + 1), name="under")
-        m.d.comb += under.eq(fmt.emin - exp)
+        m.d.comb += under.eq(emin - exp)
         shift = Signal(range(limit + 1), name="shift")
-        base = ms - fmt.mbits
+        base = ms - M
+        underq = under - 1 if guide else under  # how far below the denormal quantum's binade
         with m.If(under <= 0):
             m.d.comb += shift.eq(base)
-        with m.Elif(under >= limit - base):
+        with m.Elif(underq >= limit - base):
             m.d.comb += shift.eq(limit)
         with m.Else():
-            m.d.comb += shift.eq(base + under[: len(shift)])
+            m.d.comb += shift.eq(base + underq[: len(shift)])
 
-        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits)
+        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, expose=guide)
         m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)
@@ -234,16 +273,53 @@ class Encoder(wiring.Component):
             m.d.comb += rnd.rand.eq(self.rand)
 
         # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
-        ep_max = src.emax - fmt.emin
+        ep_max = src.emax - emin_lo
         ep = Signal(range(ep_max + 1), name="ep")
-        with m.If(under < 0):
-            m.d.comb += ep.eq(exp - fmt.emin)
-        mag = Signal(len(ep) + fmt.mbits + 2, name="mag")
-        m.d.comb += mag.eq((ep << fmt.mbits) + rnd.q)
+        # A normalized zero carries the exponent of the source's lowest subnormal: with a run-time bias
+        # that can lie above emin, so zero must not take the normal path there.
+        normal = (under < 0) & nonzero if src.emin - src.mbits > emin_lo else under < 0
+        with m.If(normal):
+            m.d.comb += ep.eq(exp - emin)
+        mag = Signal(len(ep) + M + 2, name="mag")  # after the gap and flush-to-zero rules, if any
+        if guide or fmt.ftz:
+            mag_r = Signal(len(mag), name="mag_r")
+            m.d.comb += [mag_r.eq((ep << M) + rnd.q), mag.eq(mag_r)]
+        else:
+            m.d.comb += mag.eq((ep << M) + rnd.q)
         overflow = Signal()
         m.d.comb += overflow.eq(nonzero & (mag > fmt.max_code))
         inexact = Signal()
         m.d.comb += inexact.eq(nonzero & rnd.inexact)
+
+        if guide:
+            # The gap (lo, hi) between the largest denormal lo = (2**M - 1) * u and the smallest normal
+            # hi = 2**(M + 1) * u, u = 2**(-bias - M): below the normal range the rounder's s = v / u.
+            # Round between lo and hi with d = (s - lo/u) / (2**M + 1) (docs/cfloat.md).
+            q0 = rnd.trunc
+            gap = Signal(name="gap")
+            m.d.comb += gap.eq(nonzero & (under > 0) & ((q0 > (1 << M) - 1) | (q0 == (1 << M) - 1) & rnd.discarded))
+            near_up = (Cat(rnd.round_bit, q0) >= 3 * (1 << M) - 1)  # 2 s >= 2**M + 1 + 2 (2**M - 1)
+            ups = {"rne": near_up, "ta": near_up, "rtz": Const(0, 1)}
+            if "sr" in self._roundings:
+                r = self._rand_bits
+                comp = Signal(r + 1, name="gap_comp")  # 2**R - rand
+                m.d.comb += comp.eq((1 << r) - self.rand)
+                lhs = Signal(r + M + 2, name="gap_lhs")  # floor((s - (2**M - 1)) * 2**R)
+                m.d.comb += lhs.eq(Cat(rnd.frac[rnd.frac_bits - r :], (q0 - ((1 << M) - 1))[: M + 2]))
+                rhs = Signal(r + M + 2, name="gap_rhs")  # (2**R - rand) * (2**M + 1)
+                m.d.comb += rhs.eq((comp << M) + comp)
+                ups["sr"] = lhs >= rhs
+            gap_up = Signal(name="gap_up")
+            m.d.comb += gap_up.eq(ups[self._roundings[0]])
+            for r_name in self._roundings[1:]:
+                with m.If(mode_is(self, r_name)):
+                    m.d.comb += gap_up.eq(ups[r_name])
+            with m.If(gap):
+                m.d.comb += [mag.eq(Mux(gap_up, 1 << M, (1 << M) - 1)), inexact.eq(1)]
+        if fmt.ftz:
+            # Flush to zero: a result below the smallest normal (rounded as if denormals existed) is 0.
+            with m.If(nonzero & (mag_r != 0) & (mag_r < (1 << M))):
+                m.d.comb += [mag.eq(0), inexact.eq(1)]
 
         # Saturation (fixed or run-time); rtz never rounds a finite operand to an infinity.
         # A format without NaN (nan style "none") clamps: it always saturates, a NaN gives ±max.
@@ -260,9 +336,14 @@ class Encoder(wiring.Component):
             nan_code = Mux(sign, fmt.nan_code(True), fmt.nan_code(False))
         else:
             nan_code = neg | fmt.max_code
+        # An unsigned format has no negative non-zero value: such operands, -Inf included, give NaN.
+        unsigned = not fmt.signed
+        if unsigned:
+            negative = Signal(name="negative")
+            m.d.comb += negative.eq(sign & (nonzero | inf))
         big = fmt.inf_code if fmt.has_inf else None  # ±Inf where the format has it, else NaN
         y = self.y
-        with m.If(nan):
+        with m.If(nan | negative if unsigned else nan):
             m.d.comb += y.eq(0 if self._nan_to_zero else nan_code)
         with m.Elif(inf | overflow):
             with m.If(sat | overflow & ovf_sat):
@@ -270,41 +351,76 @@ class Encoder(wiring.Component):
             with m.Else():
                 m.d.comb += y.eq(nan_code if big is None else neg | big)
         with m.Else():
-            m.d.comb += y.eq(neg | mag[: fmt.bits - 1])
+            m.d.comb += y.eq(neg | mag[: fmt.mag_bits])
             if not fmt.has_neg_zero:
                 with m.If(mag == 0):
                     m.d.comb += y.eq(0)
 
         invalid = nan | (inf & ~sat) if not fmt.has_inf else nan
-        m.d.comb += self.flags.eq(Cat(
-            invalid,
-            subnormal,
-            overflow,
-            inexact & ~overflow & (mag < (1 << fmt.mbits)),
-            inexact | overflow | (inf & sat),
-        ))
+        flags = [invalid, subnormal, overflow, inexact & ~overflow & (mag < (1 << M)), inexact | overflow | (inf & sat)]
+        if unsigned:  # a negative operand sets invalid (and denormal) only
+            flags = [flags[0] | negative, subnormal] + [f & ~negative for f in flags[2:]]
+        m.d.comb += self.flags.eq(Cat(*flags))
         return m
+
+
+def _describe_format(fmt):
+    """The header's note on a format's bias and denormals (empty for plain fixed-bias IEEE-style ones)."""
+    text = ""
+    if fmt.runtime_bias:
+        text += f", bias run-time ({RUNTIME_BIAS_BITS}-bit port)"
+    if fmt.denormals == "cfloat":
+        text += ", denormals 2^-bias*0.m"
+    elif fmt.runtime_bias:
+        text += ", ieee_denormals 1"
+    if fmt.ftz:
+        text += ", denormals flushed to zero"
+    if not fmt.signed:
+        text += ", unsigned"
+    return text
 
 
 class Decoder(wiring.Component):
     """Narrow float format → FP32/FP16/BF16 bits, combinational and exact.
 
     NaN codes give the target's canonical quiet NaN with the code's sign bit; values below the target's
-    smallest normal become target subnormals (every FP8 value is exact in all three targets).
+    smallest normal become target subnormals (every FP8 value is exact in all three targets). A
+    run-time-bias format gets a ``bias`` input and must land in the target's normal range for every bias
+    (CFloat8 → FP32/BF16, SHP → FP32); denormal codes of a flush-to-zero format (UHP) decode to +0.
+
+    Parameters
+    ----------
+    fmt : str or FloatFormat
+    target : str
+        ``fp32``, ``fp16`` or ``bf16``.
+    ieee_denormals : bool
+        CFloat formats: IEEE denormals ``2**(1 - bias) * 0.m`` instead of the guide's ``2**-bias * 0.m``.
 
     Members
     -------
     a : In(format bits)
     y : Out(target bits)
+    bias : In(6)
+        Only for a run-time-bias format.
     """
 
-    def __init__(self, fmt, target="fp32"):
-        fmt = _float_format(fmt)
+    def __init__(self, fmt, target="fp32", ieee_denormals=False):
+        fmt = _float_format(fmt, ieee_denormals)
         tgt = _source(target, "target")
-        if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
-            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
+        emin_lo, _ = _span(fmt)
+        emax_hi = fmt.exponent_span[1]
+        lowest = (fmt.at(max(fmt.biases)) if fmt.runtime_bias else fmt).min_subnormal
+        if fmt.mbits > tgt.mbits or emax_hi > tgt.emax or lowest < tgt.min_subnormal:
+            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
+                             + (" at every bias" if fmt.runtime_bias else ""))
+        if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
+            raise ValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
         self._fmt, self._tgt = fmt, tgt
-        super().__init__({"a": In(fmt.bits), "y": Out(tgt.bits)})
+        self._ieee_denormals = bool(ieee_denormals)
+        members = {"a": In(fmt.bits), "y": Out(tgt.bits)}
+        if fmt.runtime_bias:
+            members["bias"] = In(RUNTIME_BIAS_BITS)
+        super().__init__(members)
 
     @property
     def format(self):
@@ -314,8 +430,12 @@ class Decoder(wiring.Component):
     def target(self):
         return self._tgt
 
+    @property
+    def ieee_denormals(self):
+        return self._ieee_denormals
+
     def describe(self):
-        return f"decoder {self._fmt.name} -> {self._tgt.name}"
+        return f"decoder {self._fmt.name} -> {self._tgt.name}" + _describe_format(self._fmt)
 
     def elaborate(self, platform):
         m = Module()
@@ -324,18 +444,16 @@ class Decoder(wiring.Component):
         widen = tgt.mbits - fmt.mbits
         tneg = Mux(sign, tgt.sign_mask, 0)
         y = self.y
-
-        def value(man, e):
-            """Target bits of +1.man * 2**e (``man`` has fmt.mbits bits), normal or subnormal there."""
-            if e >= tgt.emin:
-                return ((e + tgt.bias) << tgt.mbits) | (man << widen)
-            return (((1 << fmt.mbits) | man) << widen) >> (tgt.emin - e)
+        M = fmt.mbits
 
         with m.If(nan):
             m.d.comb += y.eq(Mux(sign, tgt.nan_code(True), tgt.nan_code(False)))
         with m.Elif(inf):
             m.d.comb += y.eq(tneg | tgt.inf_code)
         with m.Else():
+            if fmt.runtime_bias:
+                self._runtime(m, ef, mf, tneg)
+                return m
             # Normal codes: rebias and widen. Exponents the target holds only as subnormals, and the
             # format's own subnormals, come from small tables computed here from the descriptors.
             m.d.comb += y.eq(tneg | ((ef + (tgt.bias - fmt.bias)) << tgt.mbits) | (mf << widen))
@@ -343,18 +461,49 @@ class Decoder(wiring.Component):
             with m.Switch(ef):
                 with m.Case(0):
                     with m.Switch(mf):
-                        for man in range(1 << fmt.mbits):
+                        for man in range(1 << M):
                             with m.Case(man):
-                                if man == 0:
+                                if man == 0 or fmt.ftz:  # zero; a flush-to-zero format's denormals
                                     m.d.comb += y.eq(tneg if fmt.has_neg_zero else 0)
                                 else:
                                     p = man.bit_length() - 1
-                                    frac = (man << (fmt.mbits - p)) & ((1 << fmt.mbits) - 1)
-                                    m.d.comb += y.eq(tneg | value(frac, fmt.emin - fmt.mbits + p))
+                                    frac = (man << (M - p)) & ((1 << M) - 1)
+                                    m.d.comb += y.eq(tneg | self._value(frac, fmt.subnormal_exp - M + p))
                 for e in low:
                     with m.Case(e):
                         with m.Switch(mf):
-                            for man in range(1 << fmt.mbits):
+                            for man in range(1 << M):
                                 with m.Case(man):
-                                    m.d.comb += y.eq(tneg | value(man, e - fmt.bias))
+                                    m.d.comb += y.eq(tneg | self._value(man, e - fmt.bias))
         return m
+
+    def _runtime(self, m, ef, mf, tneg):
+        """A run-time bias: every value is a target normal (checked in __init__), so the exponent field is
+        ``ef + tgt.bias - bias`` for normal codes and, for a denormal code 0.m × 2**sub_e (``sub_e`` =
+        ``-bias`` for the guide's denormals, ``1 - bias`` for IEEE's), ``tgt.bias + sub_e - M + p`` with
+        ``p`` the leading one of ``m``, which is shifted out as the hidden bit."""
+        fmt, tgt = self._fmt, self._tgt
+        M, y = fmt.mbits, self.y
+        widen = tgt.mbits - M
+        field = Signal(signed(tgt.ebits + 2), name="field")
+        frac = Signal(M, name="frac")
+        with m.If(ef == 0):
+            p = _highest_one(m, mf, "lead")
+            lshift = Signal(range(M + 1), name="lshift")
+            sub_e0 = 0 if fmt.denormals == "cfloat" else 1
+            m.d.comb += [lshift.eq(M - p), frac.eq((mf << lshift)[:M]),
+                         field.eq(tgt.bias + sub_e0 - M + p - self.bias)]
+        with m.Else():
+            m.d.comb += [frac.eq(mf), field.eq(ef + tgt.bias - self.bias)]
+        with m.If((ef == 0) & (mf == 0)):
+            m.d.comb += y.eq(tneg)
+        with m.Else():
+            m.d.comb += y.eq(tneg | (field[: tgt.ebits] << tgt.mbits) | (frac << widen))
+
+    def _value(self, man, e):
+        """Target bits of +1.man * 2**e (``man`` has fmt.mbits bits), normal or subnormal there."""
+        fmt, tgt = self._fmt, self._tgt
+        widen = tgt.mbits - fmt.mbits
+        if e >= tgt.emin:
+            return ((e + tgt.bias) << tgt.mbits) | (man << widen)
+        return (((1 << fmt.mbits) | man) << widen) >> (tgt.emin - e)

@@ -5,6 +5,7 @@ from amaranth.back import verilog
 from .. import __version__
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.formats import TaperedFormat, get_format
+from ..golden.minifloat import with_denormals
 from .convert import Decoder, Encoder
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .pipeline import Pipeline
@@ -21,12 +22,14 @@ UNITS = ("encoder", "decoder")
 
 
 def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
-               nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0, paper_literal=False):
+               nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0, paper_literal=False,
+               ieee_denormals=False):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline.
 
     The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
     formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
-    mode.
+    mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port; ``ieee_denormals`` switches
+    its denormals to IEEE's.
 
     Raises
     ------
@@ -44,13 +47,17 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
         if rounding is None:
             rounding = fmt.roundings[:1]
         if tapered:
+            with_denormals(fmt, ieee_denormals)  # (rejects the option with a clear message)
             core = HiF8Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, paper_literal)
         else:
             if paper_literal:
                 raise ValueError("paper_literal applies to HiF8 hybrid rounding only")
-            core = Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits)
+            core = Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, ieee_denormals)
+    elif tapered:
+        with_denormals(fmt, ieee_denormals)
+        core = HiF8Decoder(fmt, target)
     else:
-        core = (HiF8Decoder if tapered else Decoder)(fmt, target)
+        core = Decoder(fmt, target, ieee_denormals)
     return core if latency == 0 else Pipeline(core, latency, seed)
 
 
@@ -60,6 +67,8 @@ def default_name(component):
         name = f"fpforge_enc_{core.source.name}_{core.format.name}"
     else:
         name = f"fpforge_dec_{core.format.name}_{core.target.name}"
+    if getattr(core, "ieee_denormals", False):
+        name += "_ieeedn"
     return name + (f"_l{component.latency}" if component is not core else "")
 
 

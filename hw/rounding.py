@@ -38,6 +38,8 @@ class Rounder(wiring.Component):
         K, the width of the ``hr`` threshold (HiF8's SR14 / SR2).
     paper_literal : bool
         ``hr`` compares ``F >= T`` even when nothing was discarded (see ``docs/hif8.md``).
+    expose : bool
+        Add the ``trunc``, ``frac`` and ``discarded`` outputs (units without them keep the same netlist).
 
     Members
     -------
@@ -56,6 +58,14 @@ class Rounder(wiring.Component):
         up although nothing was discarded (only paper-literal ``hr`` does that).
     round_bit : Out(1)
         The most significant discarded bit (the half-ulp bit); encoders with their own rules use it.
+    trunc : Out(width)
+        Only with ``expose``: ``sig >> shift`` before rounding (``q`` minus the round-up).
+    frac : Out(frac_bits)
+        Only with ``expose``: the top ``frac_bits`` discarded bits (``round_bit`` is the most
+        significant); with ``trunc`` and ``discarded`` they let an encoder round where the spacing is not
+        a power of two (the CFloat denormal gap).
+    discarded : Out(1)
+        Only with ``expose``: some discarded bit is non-zero.
     thresh : In(thresh_bits)
         ``hr`` only: the threshold ``T`` the top K discarded bits ``F`` are compared with.
     hr_sr : In(1)
@@ -68,7 +78,8 @@ class Rounder(wiring.Component):
     ``F / 2**R``.
     """
 
-    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False):
+    def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
+                 expose=False):
         if width < 1:
             raise ValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
@@ -88,6 +99,9 @@ class Rounder(wiring.Component):
             "inexact": Out(1),
             "round_bit": Out(1),
         }
+        self._expose = bool(expose)
+        if expose:
+            members.update({"trunc": Out(width), "frac": Out(self._frac_bits), "discarded": Out(1)})
         if "sr" in modes:
             members["rand"] = In(rand_bits)
         if "hr" in modes:
@@ -103,6 +117,10 @@ class Rounder(wiring.Component):
     @property
     def modes(self):
         return self._modes
+
+    @property
+    def frac_bits(self):
+        return self._frac_bits
 
     def elaborate(self, platform):
         m = Module()
@@ -151,4 +169,6 @@ class Rounder(wiring.Component):
             self.inexact.eq(discarded | up),
             self.round_bit.eq(rbit),
         ]
+        if self._expose:
+            m.d.comb += [self.trunc.eq(q), self.frac.eq(frac), self.discarded.eq(discarded)]
         return m

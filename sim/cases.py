@@ -4,6 +4,8 @@ A configuration is the keyword set of :func:`fpforge.hw.build_unit`. For an enco
 rounding modes and/or a run-time ``sat`` port, one case holds every (mode, sat) combination back to back,
 so one simulator build checks them all. Random draws for ``sr`` follow the golden generator: vector ``i``
 of the whole case takes draw ``i`` of the unit's seed — the same stream the RTL generator produces.
+A run-time-bias format (CFloat8, SHP) drives its ``bias`` port with each vector's own bias
+(:func:`fpforge.sim.vectors.stimulus_with_bias`), so consecutive vectors change the bias.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import numpy as np
 
 from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
 from ..golden.rng import DEFAULT_RAND_BITS
-from .vectors import stimulus
+from .vectors import DEFAULT_BIASES, stimulus_with_bias
 
 __all__ = ["UnitCase", "decoder_case", "encoder_case", "unit_case"]
 
@@ -38,32 +40,46 @@ def _as_float(bits, source):
     return bits.astype(word).view(src.dtype)
 
 
-def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None):
-    """Every (mode, sat) combination of an encoder configuration over the standard stimulus."""
+def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
+    """Every (mode, sat) combination of an encoder configuration over the standard stimulus.
+
+    ``biases``: for a run-time-bias format, the biases the exhaustive and directed stimulus is repeated
+    for (default: ``EXHAUSTIVE_BIASES`` for 16-bit sources, ``DEFAULT_BIASES`` for FP32; random FP32
+    operands get a random bias each, from all 64). ``stim`` may be ``(patterns, bias)``.
+    """
     fmt, source = cfg["format"], cfg.get("source", "fp32")
     roundings = cfg.get("rounding") or get_format(fmt).roundings[:1]
     roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
     saturate = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate", False))
     sats = (0, 1) if saturate == "runtime" else ((1,) if saturate == "on" else (0,))
     rand_bits = cfg.get("rand_bits", DEFAULT_RAND_BITS)
+    ieee = cfg.get("ieee_denormals", False)
+    bias = None
     if stim is None:
-        stim = stimulus(fmt, source, n_random, seed)
+        stim, bias = stimulus_with_bias(fmt, source, n_random, seed, biases, ieee_denormals=ieee)
+    elif isinstance(stim, tuple):
+        stim, bias = stim
     x = _as_float(stim, source)
     blocks = [(r, s) for r in roundings for s in sats]
     n = len(stim)
     draws = random_bits(cfg.get("seed", 0), n * len(blocks), rand_bits).astype(np.uint64)
     case = UnitCase()
-    ins = {"a": [], "mode": [], "sat": [], "rand": []}
+    ins = {"a": [], "mode": [], "sat": [], "rand": [], "bias": []}
     exp = {"y": [], "flags": []}
+    extra = {} if bias is None else {"bias": bias.astype(np.int64)}
+    if ieee:
+        extra["ieee_denormals"] = True
     for k, (r, s) in enumerate(blocks):
         rand = draws[k * n : (k + 1) * n]
         y, f = encode_with_flags(fmt, x, rounding=r, saturate=bool(s), nan_to_zero=cfg.get("nan_to_zero", False),
                                  paper_literal=cfg.get("paper_literal", False),
-                                 rand=rand if r == "sr" else None, rand_bits=rand_bits)
+                                 rand=rand if r == "sr" else None, rand_bits=rand_bits, **extra)
         ins["a"].append(stim)
         ins["mode"].append(np.full(n, ROUNDING_MODES[r], np.uint64))
         ins["sat"].append(np.full(n, s, np.uint64))
         ins["rand"].append(rand)
+        if bias is not None:
+            ins["bias"].append(bias.astype(np.uint64))
         exp["y"].append(y.astype(np.uint64))
         exp["flags"].append(f.astype(np.uint64))
         case.labels.append((k * n, f"rounding {r}, saturate {s}"))
@@ -74,20 +90,34 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None):
         keep.append("mode")
     if saturate == "runtime":
         keep.append("sat")
+    if bias is not None:
+        keep.append("bias")
     case.inputs = {p: np.concatenate(ins[p]) for p in keep}
     case.expected = {p: np.concatenate(v) for p, v in exp.items()}
     return case
 
 
-def decoder_case(cfg):
-    """All codes of the format, decoded to the target."""
+def decoder_case(cfg, *, biases=None):
+    """All codes of the format, decoded to the target; a run-time-bias format repeats them for each bias
+    of ``biases`` (default: all 64 for 8-bit codes, :data:`DEFAULT_BIASES` for wider ones)."""
     fmt = get_format(cfg["format"])
     codes = np.arange(1 << fmt.bits, dtype=np.uint64)
-    y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)
-    return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
+    ieee = {"ieee_denormals": True} if cfg.get("ieee_denormals") else {}
+    if not fmt.runtime_bias:
+        y = decode_bits(fmt, codes, cfg.get("target", "fp32"), **ieee).astype(np.uint64)
+        return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
+    if biases is None:
+        biases = range(64) if fmt.bits <= 8 else DEFAULT_BIASES
+    biases = np.asarray(tuple(biases), dtype=np.uint64)
+    # Interleave: code-major, so the bias changes from one vector to the next.
+    a = np.repeat(codes, len(biases))
+    bias = np.tile(biases, len(codes))
+    y = decode_bits(fmt, a, cfg.get("target", "fp32"), bias=bias.astype(np.int64), **ieee).astype(np.uint64)
+    return UnitCase(inputs={"a": a, "bias": bias}, expected={"y": y},
+                    labels=[(0, f"all codes × biases {','.join(map(str, biases.tolist()))}")])
 
 
-def unit_case(cfg, **kwargs):
+def unit_case(cfg, *, biases=None, **kwargs):
     if cfg["unit"] == "encoder":
-        return encoder_case(cfg, **kwargs)
-    return decoder_case(cfg)
+        return encoder_case(cfg, **kwargs, **({} if biases is None else {"biases": biases}))
+    return decoder_case(cfg, biases=biases)

@@ -27,6 +27,17 @@ SHAPES = (
     + [dict(unit="encoder", format="hif8", source="fp32", rounding=("ta",)),
        dict(unit="encoder", format="hif8", source="fp16", rounding=("hr",), paper_literal=True, latency=2),
        dict(unit="encoder", format="hif8", source="bf16", rounding=("sr",), latency=1, seed=3)]
+    # Tesla CFloat: run-time bias port, the guide's denormals (gap logic), unsigned/flush-to-zero UHP.
+    + [dict(unit="encoder", format=f, source=s, rounding=("rne", "sr", "ta", "rtz"),
+            **({"saturate": "runtime"} if f == "uhp" else {}))
+       for f in ("cfloat8_143", "cfloat8_152", "shp", "uhp") for s in ("fp32", "fp16", "bf16")]
+    + [dict(unit="decoder", format=f, target=t) for f, t in (
+        ("cfloat8_143", "fp32"), ("cfloat8_143", "bf16"), ("cfloat8_152", "fp32"), ("cfloat8_152", "bf16"),
+        ("shp", "fp32"), ("uhp", "fp32"))]
+    + [dict(unit="encoder", format="cfloat8_143", source="fp32", rounding=("rne",), ieee_denormals=True),
+       dict(unit="encoder", format="uhp", source="fp32", rounding=("rne",), saturate=True, nan_to_zero=True),
+       dict(unit="encoder", format="cfloat8_152", source="bf16", rounding=("sr",), latency=2, seed=5),
+       dict(unit="decoder", format="shp", target="fp32", ieee_denormals=True, latency=1)]
 )
 
 

@@ -54,26 +54,40 @@ def _value(text):
     return eval(text.replace("^", "**").replace("×", "*"))  # noqa: S307 - our own report text
 
 
-@pytest.mark.parametrize("name", [n for n in list_formats() if get_format(n).bits <= 16])
-def test_summary_rows_agree_with_the_decoder_on_every_code(name):
+#: Run-time-bias formats are checked at these biases (both denormal conventions).
+_BIASES = (0, 1, 31, 62, 63)
+_SUMMARY_CASES = [(n, b, ieee) for n in list_formats() if get_format(n).bits <= 16
+                  for b, ieee in ([(b, ieee) for b in _BIASES for ieee in (False, True)]
+                                  if get_format(n).runtime_bias else [(None, False)])]
+
+
+@pytest.mark.parametrize("name, bias, ieee", _SUMMARY_CASES,
+                         ids=[f"{n}-{b}{'-ieee' if i else ''}" if b is not None else n for n, b, i in _SUMMARY_CASES])
+def test_summary_rows_agree_with_the_decoder_on_every_code(name, bias, ieee):
     # An independent route to the same rows: enumerate every code, decode it, classify it.
     fmt = get_format(name)
     codes = np.arange(1 << fmt.bits)
-    vals = decode(fmt, codes).astype(np.float64)
+    kw = dict(bias=bias, ieee_denormals=True) if ieee else dict(bias=bias)
+    vals = decode(fmt, codes, **kw).astype(np.float64)
     cls = code_class(fmt, codes)
-    pos = codes < fmt.sign_mask
-    got = summary(fmt)
-    for row, mask, pick in [("Max positive normal", cls == "normal", np.argmax),
-                            ("Min positive normal", cls == "normal", np.argmin),
-                            ("Max positive denormal", np.isin(cls, ["subnormal", "denormal"]), np.argmax),
-                            ("Min positive denormal", np.isin(cls, ["subnormal", "denormal"]), np.argmin)]:
+    pos = codes < fmt.sign_mask if fmt.signed else codes >= 0
+    got = summary(fmt, **kw)
+    emax = fmt.at(bias).emax
+    rows = [("Max positive normal", cls == "normal", np.argmax), ("Min positive normal", cls == "normal", np.argmin)]
+    if fmt.ftz:  # denormal codes read as 0
+        assert np.all(vals[cls == "flushed"] == 0)
+        assert got["Max positive denormal"] == got["Min positive denormal"] == "N/A (flushed)"
+    else:
+        rows += [("Max positive denormal", np.isin(cls, ["subnormal", "denormal"]), np.argmax),
+                 ("Min positive denormal", np.isin(cls, ["subnormal", "denormal"]), np.argmin)]
+    for row, mask, pick in rows:
         idx = np.flatnonzero(mask & pos & (vals > 0))
         i = idx[pick(vals[idx])]
         value, code = got[row].rsplit(" (", 1)
         assert int(code.rstrip(")").replace(" ", ""), 2) == i, (row, code)
         assert _value(value) == vals[i], (row, value)
-    small = vals[np.isin(cls, ["subnormal", "denormal"]) & pos]
-    assert got["Exponent (+denormal)"] == f"[{math.frexp(small.min())[1] - 1}, {fmt.emax}]"
+    small = vals[np.isin(cls, ["subnormal", "denormal", "normal"]) & pos & (vals > 0)]
+    assert got["Exponent (+denormal)"] == f"[{math.frexp(small.min())[1] - 1}, {emax}]"
     assert (got["Infinities"] == "N/A") == (not np.any(cls == "inf"))
     assert np.all(np.isnan(vals[cls == "nan"])) and np.all(np.isinf(vals[cls == "inf"]))
     assert np.all(vals[cls == "zero"] == 0) and not np.any(vals[cls == "normal"] == 0)

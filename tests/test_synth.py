@@ -430,3 +430,23 @@ def test_hif8_units_synthesize():
     piped = area(unit="encoder", source="fp16", rounding=("ta",), latency=1)
     # One stage: 8 result bits + 5 flag bits + valid.
     assert piped["flip_flops"] == 8 + 5 + 1
+
+
+def test_cfloat_units_synthesize_and_the_bias_port_is_live_logic():
+    """CFloat units map without flip-flops; a run-time-bias encoder is larger than the same format fixed at
+    one bias (the bias port feeds real logic, it is not folded away); a latency-1 stream stage registers
+    8 result bits + 5 flags + valid."""
+    from fpforge.golden import get_format
+    from fpforge.hw import build_unit, to_verilog
+
+    def area(**cfg):
+        unit = build_unit(**cfg)
+        return synthesize(to_verilog(unit, "u"), "u")
+
+    runtime = area(unit="encoder", format="cfloat8_143", source="bf16", rounding=("rne",))
+    fixed = area(unit="encoder", format=get_format("cfloat8_143").at(7), source="bf16", rounding=("rne",))
+    dec = area(unit="decoder", format="cfloat8_143", target="bf16")
+    assert runtime["flip_flops"] == fixed["flip_flops"] == dec["flip_flops"] == 0
+    assert 0 < fixed["area_um2"] < runtime["area_um2"] and 0 < dec["area_um2"] < runtime["area_um2"]
+    piped = area(unit="encoder", format="cfloat8_152", source="bf16", rounding=("rne",), latency=1)
+    assert piped["flip_flops"] == 8 + 5 + 1
