@@ -58,7 +58,9 @@ from fractions import Fraction
 import numpy as np
 
 from . import rng
-from .formats import ROUNDING_MODES, FloatFormat, get_format, register, source_of
+import re
+
+from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, get_format, register, source_of
 from .minifloat import _draws, code_dtype, decode, encode
 
 __all__ = [
@@ -746,5 +748,16 @@ MXINT8 = _ocp("mxint8", INT8, "OCP MXINT8: 32 x INT8 (2's complement, x 2^-6) + 
 
 _BLOCK_NAMES = ("mx9", "mx6", "mx4", "msfp12", "msfp16", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2",
                 "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
+
+_BDR_NAME = re.compile(r"bdr_m(\d+)_k(\d+)_d(\d+)_k(\d+)_d(\d+)")
+
+
+def _resolve(name):
+    """``bdr_m7_k16_d8_k2_d1`` -> ``bdr(7, 16, 8, 2, 1)`` (invalid parameters raise the bdr() error)."""
+    match = _BDR_NAME.fullmatch(name)
+    return bdr(*(int(g) for g in match.groups())) if match else None
+
+
+_RESOLVERS.append(_resolve)
 
 assert all(isinstance(f, FloatFormat) for f in (MXFP8_E4M3.element, MXFP4_E2M1.element))

@@ -13,7 +13,7 @@ from ..golden.formats import ROUNDING_MODES, SOURCES, Flag, FloatFormat, get_for
 from ..golden.rng import DEFAULT_RAND_BITS
 from .rounding import MODE_WIDTH, Rounder
 
-__all__ = ["Decoder", "Encoder", "SATURATE_CHOICES"]
+__all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "round_to_format"]
 
 SATURATE_CHOICES = ("off", "on", "runtime")
 
@@ -124,6 +124,42 @@ def _highest_one(m, value, name):
     return pos
 
 
+def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max):
+    """The magnitude code of ``sig * 2**(exp - (len(sig) - 1))`` in ``fmt`` before any overflow handling.
+
+    ``sig`` has its leading (hidden) bit at the top, ``exp`` is the signed unbiased exponent (at most
+    ``exp_max``). Returns ``(rounder, mag)``: the :class:`Rounder` submodule (the caller drives its
+    ``mode``/``rand``) and ``mag = (max(exp - emin, 0) << mbits) + q`` — a mantissa carry moves into the
+    exponent by itself; ``mag > fmt.max_code`` is overflow. Used by :class:`Encoder` and by the OCP MX
+    block encoder (``fpforge.hw.block``) with ``exp`` already divided by the block scale.
+    """
+    ms = len(sig) - 1
+    # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything".
+    limit = ms + 1 + Rounder.frac_bits_for(roundings, rand_bits)
+    under = Signal(signed(len(exp) + 1), name="under")
+    m.d.comb += under.eq(fmt.emin - exp)
+    shift = Signal(range(limit + 1), name="shift")
+    base = ms - fmt.mbits
+    with m.If(under <= 0):
+        m.d.comb += shift.eq(base)
+    with m.Elif(under >= limit - base):
+        m.d.comb += shift.eq(limit)
+    with m.Else():
+        m.d.comb += shift.eq(base + under[: len(shift)])
+
+    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), roundings, rand_bits)
+    m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
+
+    # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
+    ep_max = max(exp_max - fmt.emin, 1)
+    ep = Signal(range(ep_max + 1), name="ep")
+    with m.If(under < 0):
+        m.d.comb += ep.eq(exp - fmt.emin)
+    mag = Signal(len(ep) + fmt.mbits + 2, name="mag")
+    m.d.comb += mag.eq((ep << fmt.mbits) + rnd.q)
+    return rnd, mag
+
+
 class Encoder(wiring.Component):
     """Source float (FP32/FP16/BF16) → narrow float format, combinational.
 
@@ -213,33 +249,11 @@ class Encoder(wiring.Component):
             m, src, self.a, normalize=src.emin > fmt.emin, width=max(src.mbits, fmt.mbits) + 1)
         ms = len(sig) - 1
 
-        # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything".
-        limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits)
-        under = Signal(signed(len(exp) + 1), name="under")
-        m.d.comb += under.eq(fmt.emin - exp)
-        shift = Signal(range(limit + 1), name="shift")
-        base = ms - fmt.mbits
-        with m.If(under <= 0):
-            m.d.comb += shift.eq(base)
-        with m.Elif(under >= limit - base):
-            m.d.comb += shift.eq(limit)
-        with m.Else():
-            m.d.comb += shift.eq(base + under[: len(shift)])
-
-        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits)
-        m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
+        rnd, mag = round_to_format(m, fmt, exp, sig, self._roundings, self._rand_bits, src.emax)
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)
         if "sr" in self._roundings:
             m.d.comb += rnd.rand.eq(self.rand)
-
-        # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
-        ep_max = src.emax - fmt.emin
-        ep = Signal(range(ep_max + 1), name="ep")
-        with m.If(under < 0):
-            m.d.comb += ep.eq(exp - fmt.emin)
-        mag = Signal(len(ep) + fmt.mbits + 2, name="mag")
-        m.d.comb += mag.eq((ep << fmt.mbits) + rnd.q)
         overflow = Signal()
         m.d.comb += overflow.eq(nonzero & (mag > fmt.max_code))
         inexact = Signal()
