@@ -40,14 +40,21 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     """Simulate the unit ``cfg`` (keywords of ``build_unit``) on ``sim`` against the golden model.
 
     Encoders get every (mode, sat) combination over all patterns of a 16-bit source, or ``vectors``
-    random FP32 patterns plus directed corner cases; decoders every code. Stream units (latency ≥ 1)
+    random FP32 patterns plus directed corner cases; decoders every code. Block encoders get the directed
+    blocks plus ``vectors`` random blocks under every enabled rounding; block decoders ``vectors`` blocks
+    (encoded ones and random bit patterns). Stream units (latency ≥ 1)
     run ``stream_vectors`` (default: all of them) with random stalls after an unstalled exact-latency
     phase.
     """
     unit = build_unit(**cfg)
     name = default_name(unit)
     verilog = to_verilog(unit, name)
-    case = unit_case(cfg, n_random=vectors, seed=seed) if cfg["unit"] == "encoder" else unit_case(cfg)
+    if cfg["unit"] in ("encoder", "block-encoder", "block-decoder"):
+        case = unit_case(cfg, n_random=vectors, seed=seed)
+    else:
+        case = unit_case(cfg)
+    if cfg["unit"].startswith("block-"):
+        lanes = 1  # a block port is hundreds of bits wide: one unit, ports as Python ints
     build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
     if cfg.get("latency", 0) == 0:
         return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=lanes,

@@ -20,46 +20,12 @@ import pytest
 from fpforge.golden import (bdr, block_words, decode_block, decode_block_bits, encode_block, from_block_words,
                             get_format, list_formats, pack, quantize, random_bits, unpack)
 from fpforge.golden.block import BlockEncoding
+from fpforge.sim.vectors import random_blocks as block_stimulus
 
 __all__: list[str] = []
 
 BDR_PRESETS = ("mx9", "mx6", "mx4", "msfp12", "msfp16")
 OCP = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
-
-
-# -- stimulus --------------------------------------------------------------------------------------------
-def block_stimulus(k1, n_blocks, seed, *, specials=True, span=(-140, 127)):
-    """float32 blocks (n_blocks, k1) that exercise block formats: per block a random base exponent (all of
-    FP32's range, subnormals included), per element an exponent below it by 0..2 (mostly) or 0..30, random
-    zeros, a quarter with the low mantissa bits cleared (exact values and rounding ties), occasional
-    outliers 2**20 above the rest, and (``specials``) NaN/±Inf members and negative zeros."""
-    rng = np.random.default_rng(seed)
-    base = rng.integers(span[0], span[1] + 1, (n_blocks, 1))
-    drop = np.where(rng.random((n_blocks, k1)) < 0.7, rng.integers(0, 3, (n_blocks, k1)),
-                    rng.integers(0, 31, (n_blocks, k1)))
-    e = np.clip(base - drop, -149, 127)
-    man = rng.integers(0, 1 << 23, (n_blocks, k1)).astype(np.uint32)
-    k = rng.integers(0, 24, (n_blocks, k1)).astype(np.uint32)
-    man = np.where(rng.random((n_blocks, k1)) < 0.25, man & (np.uint32(0xFFFFFFFF) << k), man)
-    normal = e >= -126
-    field = np.where(normal, e + 127, 0).astype(np.uint32)
-    # A subnormal with exponent e: leading one at bit e + 149 of the 23-bit field.
-    sub_man = (np.uint32(1) << np.clip(e + 149, 0, 22).astype(np.uint32)) | (man >> np.clip(
-        23 - (e + 149), 1, 23).astype(np.uint32))
-    man = np.where(normal, man, sub_man)
-    sign = rng.integers(0, 2, (n_blocks, k1)).astype(np.uint32) << np.uint32(31)
-    bits = sign | (field << np.uint32(23)) | man
-    bits = np.where(rng.random((n_blocks, k1)) < 0.08, sign, bits)  # ±0
-    outlier = rng.random(n_blocks) < 0.1
-    col = rng.integers(0, k1, n_blocks)
-    x = bits.view(np.float32)
-    big = np.ldexp(np.abs(x[np.arange(n_blocks), col]).astype(np.float64).clip(2.0**-100), 20)
-    x[outlier, col[outlier]] = np.minimum(big, 2.0**127)[outlier].astype(np.float32)
-    if specials:
-        which = rng.random((n_blocks, k1)) < 0.004
-        kinds = rng.choice(np.array([np.nan, np.inf, -np.inf, -np.nan], np.float32), (n_blocks, k1))
-        x = np.where(which, kinds, x)
-    return x.astype(np.float32)
 
 
 # -- the BDR reference -------------------------------------------------------------------------------------
