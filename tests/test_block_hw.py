@@ -100,20 +100,16 @@ def test_stream_encoder_sr_uses_k1_draws_per_block_in_golden_order():
         ctx.set(unit.o.ready, 1)
         sent = 0
         for cycle in range(60):
-            if sent < len(x):
-                ctx.set(unit.i.valid, 1)
+            offer = sent < len(x) and cycle % 5 != 4  # every fifth cycle a gap: no draws may be consumed
+            ctx.set(unit.i.valid, int(offer))
+            if offer:
                 ctx.set(unit.i.p.a.as_value(), _src_int(x[sent]))
-            else:
-                ctx.set(unit.i.valid, 0)
             await ctx.delay(1e-9)
-            accepted = sent < len(x) and ctx.get(unit.i.ready)
+            accepted = offer and ctx.get(unit.i.ready)
             if ctx.get(unit.o.valid):
                 got.append(ctx.get(unit.o.p.y.as_value()))
             await ctx.tick()
             sent += int(bool(accepted))
-            if cycle % 5 == 4:  # a gap: the generator must not advance
-                ctx.set(unit.i.valid, 0)
-                await ctx.tick()
 
     sim = Simulator(unit)
     sim.add_clock(1e-6)
