@@ -24,6 +24,7 @@ regress:
 bench:
 	$(PY) bench/bench_golden.py
 	$(PY) bench/bench_hif8.py
+	$(PY) bench/bench_block.py
 	$(PY) bench/bench_sim.py
 
 clean:
@@ -32,3 +33,4 @@ clean:
 area:
 	$(PY) bench/area_fp8.py
 	$(PY) bench/area_hif8.py
+	$(PY) bench/area_block.py

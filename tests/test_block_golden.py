@@ -120,6 +120,15 @@ def test_bdr_design_points_match_exact_reference(fmt, rounding):
     _check_bdr(fmt, x, rounding, R=8 if rounding == "sr" else 16)
 
 
+@pytest.mark.parametrize("rounding", ["ta", "rne", "rtz", "sr"])
+@pytest.mark.parametrize("name", list(BDR_PRESETS) + [f.name for f in NON_PRESET])
+def test_bdr_directed_blocks_match_exact_reference(name, rounding):
+    from fpforge.sim.vectors import directed_blocks
+
+    fmt = get_format(name)
+    _check_bdr(fmt, directed_blocks(fmt, seed=2), rounding)
+
+
 def test_bdr_definition_examples():
     mx9 = get_format("mx9")
     # Scale field: E + 128. Block max 3.0 -> E = 1; the sub-block (0.75, 0.5) has max exponent -1: tau = 1
@@ -260,7 +269,6 @@ def test_sr_draw_order_and_reproducibility():
 
 
 # -- OCP MX against gfloat ------------------------------------------------------------------------------
-GFLOAT = pytest.importorskip("gfloat", reason="gfloat (the independent OCP MX oracle) is not installed")
 GF_FORMATS = {
     "mxfp8_e4m3": "format_info_ocp_e4m3", "mxfp8_e5m2": "format_info_ocp_e5m2",
     "mxfp6_e3m2": "format_info_ocp_e3m2", "mxfp6_e2m3": "format_info_ocp_e2m3",
@@ -272,7 +280,7 @@ def _gfloat_mx(name, x, rounding):
     """Scale codes and element codes from gfloat: the OCP scale rule (written here from the spec, with
     gfloat's element emax), elements with gfloat's round_ndarray(sat=True) + encode_ndarray. INT8: the
     result is clamped to ±127/64 first (fpforge never uses -128; gfloat's saturation would)."""
-    import gfloat
+    gfloat = pytest.importorskip("gfloat", reason="gfloat (the independent OCP MX oracle) is not installed")
     import gfloat.formats as gff
 
     fi = getattr(gff, GF_FORMATS[name])
@@ -293,6 +301,18 @@ def _gfloat_mx(name, x, rounding):
     vals = gfloat.decode_ndarray(fi, codes) * 2.0 ** sexp[:, None]
     vals = np.where(bad[:, None], np.nan, vals)
     return scale, codes, vals
+
+
+@pytest.mark.parametrize("name", OCP)
+def test_ocp_mx_directed_blocks_match_gfloat(name):
+    from fpforge.sim.vectors import directed_blocks
+
+    x = directed_blocks(name, seed=2)
+    for rounding in ("rne", "ta", "rtz"):
+        enc = encode_block(name, x, rounding=rounding)
+        scale, codes, vals = _gfloat_mx(name, x, rounding)
+        assert np.array_equal(enc.scale[:, 0].astype(np.int64), scale)
+        assert np.array_equal(enc.elem[:, 0].astype(np.int64), codes)
 
 
 @pytest.mark.parametrize("name", OCP)
