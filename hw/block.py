@@ -27,7 +27,7 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.block import BlockFormat, MXFormat, _block_format
-from ..golden.formats import SOURCES
+from ..golden.formats import ROUNDING_MODES, SOURCES
 from ..golden.rng import DEFAULT_RAND_BITS
 from .convert import _highest_one, check_roundings, round_to_format, unpack_source
 from .rounding import MODE_WIDTH, Rounder
@@ -254,7 +254,7 @@ class BlockEncoder(wiring.Component):
         fmt, src = self._fmt, self._src
         k1 = fmt.k1
         mode = self.mode if "mode" in self.signature.members else Const(
-            {"rne": 0, "ta": 1, "rtz": 2, "sr": 3}[self._roundings[0]], MODE_WIDTH)
+            ROUNDING_MODES[self._roundings[0]], MODE_WIDTH)
         lanes = []
         for i in range(k1):
             u = _Unpack(src)
