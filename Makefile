@@ -24,6 +24,7 @@ regress:
 bench:
 	$(PY) bench/bench_golden.py
 	$(PY) bench/bench_hif8.py
+	$(PY) bench/bench_block.py
 	$(PY) bench/bench_sim.py
 
 clean:
@@ -33,3 +34,4 @@ area:
 	$(PY) bench/area_fp8.py
 	$(PY) bench/area_hif8.py
 	$(PY) bench/area_cfloat.py
+	$(PY) bench/area_block.py

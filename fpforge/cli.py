@@ -48,8 +48,14 @@ def _emit(args, text):
 
 # -- unit options shared by verilog / sim / synth --------------------------------------------------
 def _add_unit_options(p):
-    p.add_argument("unit", choices=["encoder", "decoder"], help="which unit")
-    p.add_argument("--format", "-f", required=True, help="narrow format (see `fpforge formats`)")
+    p.add_argument("unit", choices=["encoder", "decoder", "block-encoder", "block-decoder"], help="which unit")
+    p.add_argument("--format", "-f", required=True,
+                   help="narrow format, or block format for block units (see `fpforge formats`); `bdr` with "
+                        "--m --k1 --d1 --k2 --d2 for any BDR point")
+    for opt, text in (("--m", "BDR magnitude bits per element (1..24)"), ("--k1", "BDR block size"),
+                      ("--d1", "BDR shared exponent bits (1..8)"), ("--k2", "BDR sub-block size (divides k1)"),
+                      ("--d2", "BDR sub-block shift bits (0..4)")):
+        p.add_argument(opt, type=int, default=None, help=text + "; overrides a BDR preset's value")
     p.add_argument("--source", default="fp32", help="encoder source: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--target", default="fp32", help="decoder target: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--rounding", default=None,
@@ -68,11 +74,37 @@ def _add_unit_options(p):
     p.add_argument("--name", default=None, help="Verilog module name")
 
 
+_BDR_OPTS = ("m", "k1", "d1", "k2", "d2")
+
+
+def _format_of(args):
+    """The descriptor named by --format, with --m/--k1/--d1/--k2/--d2 applied for BDR."""
+    from .golden import bdr, get_format
+    from .golden.block import BlockFormat
+
+    given = {k: getattr(args, k, None) for k in _BDR_OPTS if getattr(args, k, None) is not None}
+    if args.format.lower() == "bdr":
+        missing = [f"--{k}" for k in _BDR_OPTS if k not in given]
+        if missing:
+            raise UsageError(f"--format bdr needs --m --k1 --d1 --k2 --d2 (missing {' '.join(missing)})")
+        return bdr(*(given[k] for k in _BDR_OPTS))
+    fmt = get_format(args.format)
+    if given:
+        if not isinstance(fmt, BlockFormat):
+            raise UsageError(f"--m/--k1/--d1/--k2/--d2 apply to BDR formats (bdr, mx9, mx6, mx4, msfp12, "
+                             f"msfp16), not {fmt.name!r}")
+        params = dict(zip(_BDR_OPTS, fmt.params))
+        params.update(given)
+        if fmt.d2 == 0 and "k2" not in given and given.get("d2"):
+            raise UsageError(f"{fmt.name} has no sub-blocks; give --k2 with --d2")
+        fmt = bdr(*(params[k] for k in _BDR_OPTS))
+    return fmt
+
+
 def _unit_kwargs(args):
-    from .golden import get_format
     from .golden.rng import DEFAULT_RAND_BITS
 
-    fmt = get_format(args.format)
+    fmt = _format_of(args)
     if args.rounding is None:
         rounding = (fmt.roundings[0],)
     elif args.rounding == "all":
@@ -83,12 +115,15 @@ def _unit_kwargs(args):
         from .golden.minifloat import with_denormals
 
         with_denormals(fmt, True)  # one clear line for a format without the guide's denormals
-    if args.unit == "decoder" and (args.rounding is not None or args.saturate or args.sat_port
-                                   or args.nan_to_zero or args.paper_literal):
+    if args.unit in ("decoder", "block-decoder") and (args.rounding is not None or args.saturate or args.sat_port
+            or args.nan_to_zero or args.paper_literal):
         raise UsageError("a decoder is exact: --rounding, --saturate, --sat-port, --nan-to-zero and "
                          "--paper-literal apply to encoders only")
     if args.saturate and args.sat_port:
         raise UsageError("choose one of --saturate (fixed) and --sat-port (run-time)")
+    if args.unit.startswith("block-") and (args.saturate or args.sat_port or args.nan_to_zero or args.paper_literal):
+        raise UsageError("block units always saturate: --saturate, --sat-port, --nan-to-zero and --paper-literal "
+                         "apply to scalar encoders only")
     return dict(
         unit=args.unit, format=fmt.name, source=args.source, target=args.target, rounding=rounding,
         saturate="runtime" if args.sat_port else bool(args.saturate), nan_to_zero=args.nan_to_zero,
@@ -114,6 +149,8 @@ def cmd_formats(args):
     rows = [("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")]
     for name in list_formats():
         f = get_format(name)
+        if getattr(f, "kind", None) == "block":
+            continue
         if getattr(f, "runtime_bias", False):  # limits scale with 2^-B for run-time bias B
             f0 = f.at(0)
             limits = [f"{f0.max_value:.6g}·2^-B", f"{f0.min_normal:.6g}·2^-B", f"{f0.min_subnormal:.6g}·2^-B"]
@@ -125,6 +162,16 @@ def cmd_formats(args):
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    rows = [("block format", "bits/element", "block bits", "k1", "layout", "roundings", "")]
+    for name in list_formats(kind="block"):
+        f = get_format(name)
+        rows.append((name, f"{float(f.bits_per_element):g}", str(f.block_bits), str(f.k1), f.layout,
+                     ",".join(f.roundings), f.title))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print()
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    print("\nAny BDR point: bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>, or --format bdr --m --k1 --d1 --k2 --d2.")
     return 0
 
 
@@ -176,6 +223,9 @@ def cmd_table(args):
     if len(fmts) != 1:
         raise UsageError("table takes one format (or --summary FMT [FMT ...])")
     fmt = fmts[0]
+    if getattr(fmt, "kind", None) == "block":
+        raise UsageError(f"{fmt.name!r} is a block format: `fpforge formats` lists its layout; tables list "
+                         "scalar formats of up to 16 bits")
     if getattr(fmt, "runtime_bias", False):
         if args.bias is None:
             raise UsageError(f"{fmt.name} has a run-time bias: give --bias B (0..63), or --ranges for every bias")
@@ -280,6 +330,39 @@ def cmd_sim(args):
     return 0 if ok else 1
 
 
+def cmd_qsnr(args):
+    import time
+
+    from .golden import get_format
+    from .golden.qsnr import DEFAULT_TABLE, qsnr_table
+
+    if args.vectors < 1 or args.length < 1:
+        raise UsageError(f"--vectors and --length must be positive, not {args.vectors} and {args.length}")
+    names = DEFAULT_TABLE if args.formats is None else [f.strip() for f in args.formats.split(",") if f.strip()]
+    if not names:
+        raise UsageError("--formats names no format (e.g. --formats mx9,e4m3)")
+    fmts = [get_format(n) for n in names]
+    for f in fmts:
+        if getattr(f, "kind", None) == "block" and args.length % f.k1:
+            raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
+    t0 = time.monotonic()
+    rows = qsnr_table(fmts, n_vectors=args.vectors, length=args.length, seed=args.seed, rounding=args.rounding)
+    seconds = time.monotonic() - t0
+    if args.json:
+        _write_report(args, json.dumps({"vectors": args.vectors, "length": args.length, "seed": args.seed,
+                                        "seconds": seconds, "rows": rows}, indent=2) + "\n")
+        return 0
+    lines = [f"# QSNR (dB) over {args.vectors} vectors of {args.length} values, sigma = 2^U(-8, 8) per vector "
+             f"(seed {args.seed}); scalar formats with a per-vector amax scale",
+             "format        bits/elem  rounding  mean    std    p5      min     bound"]
+    for r in rows:
+        bound = "-" if r["bound"] is None else f"{r['bound']:.2f}"
+        lines.append(f"{r['name']:<13} {r['bits']:<10g} {r['rounding']:<9} {r['mean']:<7.2f} {r['std']:<6.2f} "
+                     f"{r['p5']:<7.2f} {r['min']:<7.2f} {bound}")
+    _write_report(args, "\n".join(lines) + "\n")
+    return 0
+
+
 def _parser():
     p = _Parser(prog="fpforge", description=__doc__)
     sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -303,6 +386,16 @@ def _parser():
     pl.add_argument("--formats", default="hif8,e4m3,e5m2,fp16", help="comma list (default hif8,e4m3,e5m2,fp16)")
     pl.add_argument("--bias", type=int, default=None, help="bias of the run-time-bias formats (CFloat8, SHP)")
 
+    q = sub.add_parser("qsnr", help="QSNR table of block and scalar formats on variable-variance Gaussian vectors")
+    q.add_argument("--formats", default=None,
+                   help="comma list (default: mx9,mx6,mx4,msfp12,msfp16, the OCP MX formats, e4m3,e5m2,hif8)")
+    q.add_argument("--vectors", type=int, default=10_000, help="independent vectors (default 10000)")
+    q.add_argument("--length", type=int, default=256, help="values per vector (default 256)")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--rounding", default=None, help="rounding where the format offers it (default: each format's)")
+    q.add_argument("--json", action="store_true", help="JSON rows instead of the table")
+    q.add_argument("-o", "--output", default=None)
+
     v = sub.add_parser("verilog", help="generate a unit's Verilog")
     _add_unit_options(v)
     v.add_argument("-o", "--output", default=None, help="output file (default stdout)")
@@ -325,7 +418,7 @@ def _parser():
     return p
 
 
-_COMMANDS = {"formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "verilog": cmd_verilog, "synth": cmd_synth,
+_COMMANDS = {"qsnr": cmd_qsnr, "formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "verilog": cmd_verilog, "synth": cmd_synth,
              "sim": cmd_sim}
 
 

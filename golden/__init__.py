@@ -3,8 +3,22 @@
 from .formats import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, Flag, FloatFormat, get_format, list_formats, source_of
 from .minifloat import code_dtype, decode, decode_bits, encode, encode_flags, encode_with_flags
 from .rng import DEFAULT_RAND_BITS, random_bits
+from .block import (BlockEncoding, BlockFormat, MXFormat, bdr, block_words, decode_block, decode_block_bits,
+                    encode_block, from_block_words, pack, quantize, unpack)
 
 __all__ = [
+    "BlockEncoding",
+    "BlockFormat",
+    "MXFormat",
+    "bdr",
+    "block_words",
+    "decode_block",
+    "decode_block_bits",
+    "encode_block",
+    "from_block_words",
+    "pack",
+    "quantize",
+    "unpack",
     "DEFAULT_RAND_BITS",
     "Flag",
     "FloatFormat",

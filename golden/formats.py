@@ -497,6 +497,9 @@ class TaperedFormat:
 
 
 _REGISTRY: dict[str, object] = {}
+#: Callables ``name -> descriptor or None`` consulted for names not in the registry (parametric families:
+#: ``bdr_m7_k16_d8_k2_d1`` is resolved by ``fpforge.golden.block``).
+_RESOLVERS: list = []
 
 
 def register(fmt):
@@ -520,7 +523,13 @@ def get_format(name):
     try:
         return _REGISTRY[name.lower()]
     except KeyError:
-        raise KeyError(f"unknown format {name!r}; valid formats: {', '.join(list_formats())}") from None
+        pass
+    for resolve in _RESOLVERS:
+        fmt = resolve(name.lower())
+        if fmt is not None:
+            return fmt
+    raise KeyError(f"unknown format {name!r}; valid formats: {', '.join(list_formats())}, "
+                   "or bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>")
 
 
 def list_formats(kind: str | None = None) -> list[str]:

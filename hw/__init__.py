@@ -1,5 +1,6 @@
 """Amaranth gateware generated from the golden model's descriptors."""
 
+from .block import BlockDecoder, BlockEncoder, block_layout
 from .convert import Decoder, Encoder
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .generate import LINT_WAIVERS, build_unit, default_name, to_verilog
@@ -8,6 +9,9 @@ from .rng import Xorshift32
 from .rounding import MODE_WIDTH, Rounder
 
 __all__ = [
+    "BlockDecoder",
+    "BlockEncoder",
+    "block_layout",
     "Decoder",
     "Encoder",
     "HiF8Decoder",

@@ -20,7 +20,7 @@ from ..golden.minifloat import with_denormals
 from ..golden.rng import DEFAULT_RAND_BITS
 from .rounding import MODE_WIDTH, Rounder
 
-__all__ = ["Decoder", "Encoder", "SATURATE_CHOICES"]
+__all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "round_to_format"]
 
 SATURATE_CHOICES = ("off", "on", "runtime")
 
@@ -137,6 +137,58 @@ def _highest_one(m, value, name):
     return pos
 
 
+def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=None, nonzero=None,
+                    mag_name="mag"):
+    """The magnitude code of ``sig * 2**(exp - (len(sig) - 1))`` in ``fmt`` before any overflow handling.
+
+    ``sig`` has its leading (hidden) bit at the top, ``exp`` is the signed unbiased exponent (at most
+    ``exp_max``). Returns ``(rounder, mag, under)``: the :class:`Rounder` submodule (the caller drives its
+    ``mode``/``rand``), ``mag = (max(exp - emin, 0) << mbits) + q`` — a mantissa carry moves into the
+    exponent by itself; ``mag > fmt.max_code`` is overflow — and ``under = emin - exp``. Used by
+    :class:`Encoder` and by the OCP MX block encoder (``fpforge.hw.block``) with ``exp`` already divided by
+    the block scale.
+
+    ``emin`` is the format's smallest normal exponent, ``fmt.emin`` by default or a signal computed from a
+    run-time bias port. With the guide's CFloat denormals the quantum below the normal range is
+    ``2**(emin - 1 - mbits)`` (half IEEE's scale) and the rounder exposes ``trunc``/``frac`` for the gap
+    rule the caller applies. ``nonzero``, when given, keeps a zero operand off the normal path (needed where
+    a normalized zero's exponent can lie above a run-time ``emin``).
+    """
+    ms = len(sig) - 1
+    M = fmt.mbits
+    guide = fmt.denormals == "cfloat"
+    emin_lo = _span(fmt)[0]
+    if emin is None:
+        emin = fmt.emin
+    # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything"; below the normal range
+    # the quantum is 2**(emin - guide - mbits) (the guide's denormals have half IEEE's scale).
+    limit = ms + 1 + Rounder.frac_bits_for(roundings, rand_bits)
+    under = Signal(signed(len(exp) + 1), name="under")
+    m.d.comb += under.eq(emin - exp)
+    shift = Signal(range(limit + 1), name="shift")
+    base = ms - M
+    underq = under - 1 if guide else under  # how far below the denormal quantum's binade
+    with m.If(under <= 0):
+        m.d.comb += shift.eq(base)
+    with m.Elif(underq >= limit - base):
+        m.d.comb += shift.eq(limit)
+    with m.Else():
+        m.d.comb += shift.eq(base + underq[: len(shift)])
+
+    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), roundings, rand_bits, expose=guide)
+    m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
+
+    # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
+    ep_max = max(exp_max - emin_lo, 1)
+    ep = Signal(range(ep_max + 1), name="ep")
+    normal = under < 0 if nonzero is None else (under < 0) & nonzero
+    with m.If(normal):
+        m.d.comb += ep.eq(exp - emin)
+    mag = Signal(len(ep) + M + 2, name=mag_name)
+    m.d.comb += mag.eq((ep << M) + rnd.q)
+    return rnd, mag, under
+
+
 class Encoder(wiring.Component):
     """Source float (FP32/FP16/BF16) → narrow float format, combinational.
 
@@ -249,43 +301,21 @@ class Encoder(wiring.Component):
             m.d.comb += emin.eq(1 - self.bias)
         else:
             emin = fmt.emin
-
-        # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything"; below the normal
-        # range the quantum is 2**(emin - guide - mbits) (the guide's denormals have half IEEE's scale).
-        limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits)
-        under = Signal(signed(len(exp) + 1), name="under")
-        m.d.comb += under.eq(emin - exp)
-        shift = Signal(range(limit + 1), name="shift")
-        base = ms - M
-        underq = under - 1 if guide else under  # how far below the denormal quantum's binade
-        with m.If(under <= 0):
-            m.d.comb += shift.eq(base)
-        with m.Elif(underq >= limit - base):
-            m.d.comb += shift.eq(limit)
-        with m.Else():
-            m.d.comb += shift.eq(base + underq[: len(shift)])
-
-        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, expose=guide)
-        m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
+        # A normalized zero carries the exponent of the source's lowest subnormal: with a run-time bias
+        # that can lie above emin, so zero must not take the normal path there.
+        rnd, mag_r, under = round_to_format(
+            m, fmt, exp, sig, self._roundings, self._rand_bits, src.emax, emin=emin,
+            nonzero=nonzero if src.emin - src.mbits > emin_lo else None,
+            mag_name="mag_r" if guide or fmt.ftz else "mag")
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)
         if "sr" in self._roundings:
             m.d.comb += rnd.rand.eq(self.rand)
-
-        # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
-        ep_max = src.emax - emin_lo
-        ep = Signal(range(ep_max + 1), name="ep")
-        # A normalized zero carries the exponent of the source's lowest subnormal: with a run-time bias
-        # that can lie above emin, so zero must not take the normal path there.
-        normal = (under < 0) & nonzero if src.emin - src.mbits > emin_lo else under < 0
-        with m.If(normal):
-            m.d.comb += ep.eq(exp - emin)
-        mag = Signal(len(ep) + M + 2, name="mag")  # after the gap and flush-to-zero rules, if any
         if guide or fmt.ftz:
-            mag_r = Signal(len(mag), name="mag_r")
-            m.d.comb += [mag_r.eq((ep << M) + rnd.q), mag.eq(mag_r)]
+            mag = Signal(len(mag_r), name="mag")  # after the gap and flush-to-zero rules
+            m.d.comb += mag.eq(mag_r)
         else:
-            m.d.comb += mag.eq((ep << M) + rnd.q)
+            mag = mag_r
         overflow = Signal()
         m.d.comb += overflow.eq(nonzero & (mag > fmt.max_code))
         inexact = Signal()

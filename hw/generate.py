@@ -5,7 +5,9 @@ from amaranth.back import verilog
 from .. import __version__
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.formats import TaperedFormat, get_format
+from ..golden.block import BlockFormat, MXFormat
 from ..golden.minifloat import with_denormals
+from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .pipeline import Pipeline
@@ -18,7 +20,7 @@ __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
 #: the generated file only (and back on at its end); every other -Wall warning stays an error in the tests.
 LINT_WAIVERS = ("WIDTHEXPAND", "WIDTHTRUNC", "UNUSEDSIGNAL", "DECLFILENAME", "PROCASSINIT", "CASEINCOMPLETE")
 
-UNITS = ("encoder", "decoder")
+UNITS = ("encoder", "decoder", "block-encoder", "block-decoder")
 
 
 def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
@@ -42,6 +44,20 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
     if unit not in UNITS:
         raise ValueError(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
     fmt = get_format(format)
+    block = isinstance(fmt, (BlockFormat, MXFormat))
+    if unit.startswith("block-") != block:
+        kind = "block" if block else "scalar"
+        valid = "block-encoder, block-decoder" if block else "encoder, decoder"
+        raise ValueError(f"{fmt.name!r} is a {kind} format; its units are {valid}")
+    if block:
+        if saturate or nan_to_zero or paper_literal or ieee_denormals:
+            raise ValueError("block units always saturate and have no nan_to_zero/paper_literal/ieee_denormals "
+                             "options")
+        if unit == "block-encoder":
+            core = BlockEncoder(fmt, source, rounding or fmt.roundings[:1], rand_bits)
+        else:
+            core = BlockDecoder(fmt, target)
+        return core if latency == 0 else Pipeline(core, latency, seed)
     tapered = isinstance(fmt, TaperedFormat)
     if unit == "encoder":
         if rounding is None:
@@ -63,7 +79,11 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
 
 def default_name(component):
     core = getattr(component, "core", component)
-    if isinstance(core, (Encoder, HiF8Encoder)):
+    if isinstance(core, BlockEncoder):
+        name = f"fpforge_benc_{core.source.name}_{core.format.name}"
+    elif isinstance(core, BlockDecoder):
+        name = f"fpforge_bdec_{core.format.name}_fp32"
+    elif isinstance(core, (Encoder, HiF8Encoder)):
         name = f"fpforge_enc_{core.source.name}_{core.format.name}"
     else:
         name = f"fpforge_dec_{core.format.name}_{core.target.name}"

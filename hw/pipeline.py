@@ -24,7 +24,9 @@ class Pipeline(wiring.Component):
     exactly ``latency`` cycles after its input. ``valid`` never depends on ``ready``.
 
     A core with a ``rand`` port gets its own :class:`Xorshift32` seeded with ``seed``, stepped once per
-    accepted input, so value ``i`` uses draw ``i`` as in the golden model.
+    accepted input, so value ``i`` uses draw ``i`` as in the golden model. A core that rounds several
+    values per input (a block encoder) says how many with a ``rand_draws`` attribute (D): its ``rand`` port
+    is D draws wide and input ``b`` takes draws ``b*D .. b*D + D - 1``, lane ``j`` draw ``b*D + j``.
 
     Parameters
     ----------
@@ -48,7 +50,8 @@ class Pipeline(wiring.Component):
         members = core.signature.members
         ins = [(n, m) for n, m in members.items() if m.flow == In and n != "rand"]
         outs = [(n, m) for n, m in members.items() if m.flow == Out]
-        self._rand_bits = Shape.cast(members["rand"].shape).width if "rand" in members else 0
+        self._rand_draws = getattr(core, "rand_draws", 1)
+        self._rand_bits = Shape.cast(members["rand"].shape).width // self._rand_draws if "rand" in members else 0
         super().__init__({
             "i": In(stream.Signature(_layout(ins))),
             "o": Out(stream.Signature(_layout(outs))),
@@ -82,7 +85,7 @@ class Pipeline(wiring.Component):
         m.d.comb += [advance.eq(~self.o.valid | self.o.ready), self.i.ready.eq(advance)]
 
         if self._rand_bits:
-            m.submodules.rng = rng = Xorshift32(self._seed, self._rand_bits)
+            m.submodules.rng = rng = Xorshift32(self._seed, self._rand_bits, self._rand_draws)
             m.d.comb += [core.rand.eq(rng.rand), rng.en.eq(self.i.valid & self.i.ready)]
 
         layout = self.o.p.shape()

@@ -1,6 +1,6 @@
 """The random-bit generator for stochastic rounding, as gateware (twin of ``fpforge.golden.rng``)."""
 
-from amaranth import Module, Signal
+from amaranth import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -17,22 +17,29 @@ class Xorshift32(wiring.Component):
     seed : int
         Seed, as for ``fpforge.golden.encode(..., seed=...)``; the state resets to ``T(s0)``.
     bits : int
-        R, the width of ``rand``.
+        R, the width of each draw.
+    draws : int
+        D, draws offered per step (a block encoder rounds ``k1`` elements per transfer). Lane ``j`` of
+        ``rand`` (bits ``j*R .. j*R+R-1``) is the top ``R`` bits of ``T**j(state)``; ``en`` advances the state
+        by ``T**D``. So after ``b`` steps lane ``j`` carries draw ``b*D + j``, the golden model's order.
 
     Members
     -------
     en : In(1)
-        Step the generator at the next clock edge (one step per value consumed).
-    rand : Out(bits)
-        Top ``bits`` bits of the current state: draw ``i`` while ``i`` steps have been taken.
+        Advance the generator at the next clock edge (one step per value, or block of D values, consumed).
+    rand : Out(bits * draws)
+        The current draws: draw ``i`` while ``i`` values have been consumed (D = 1).
     """
 
-    def __init__(self, seed=0, bits=golden_rng.DEFAULT_RAND_BITS):
+    def __init__(self, seed=0, bits=golden_rng.DEFAULT_RAND_BITS, draws=1):
         if not 1 <= bits <= 32:
             raise ValueError(f"bits must be in 1..32, not {bits!r}")
+        if not isinstance(draws, int) or draws < 1:
+            raise ValueError(f"draws must be a positive integer, not {draws!r}")
         self._seed = int(seed)
         self._bits = bits
-        super().__init__({"en": In(1), "rand": Out(bits)})
+        self._draws = draws
+        super().__init__({"en": In(1), "rand": Out(bits * draws)})
 
     @property
     def seed(self):
@@ -41,15 +48,21 @@ class Xorshift32(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         state = Signal(32, init=golden_rng.rng_reset_state(self._seed))
-        s1 = Signal(32)
-        s2 = Signal(32)
-        s3 = Signal(32)
-        m.d.comb += [
-            s1.eq(state ^ (state << 13)[:32]),
-            s2.eq(s1 ^ (s1 >> 17)),
-            s3.eq(s2 ^ (s2 << 5)[:32]),
-            self.rand.eq(state[32 - self._bits :]),
-        ]
+        cur = state
+        lanes = []
+        for j in range(self._draws):
+            sfx = "" if self._draws == 1 else f"_{j}"
+            s1 = Signal(32, name=f"s1{sfx}")
+            s2 = Signal(32, name=f"s2{sfx}")
+            s3 = Signal(32, name=f"s3{sfx}")
+            m.d.comb += [
+                s1.eq(cur ^ (cur << 13)[:32]),
+                s2.eq(s1 ^ (s1 >> 17)),
+                s3.eq(s2 ^ (s2 << 5)[:32]),
+            ]
+            lanes.append(cur[32 - self._bits :])
+            cur = s3
+        m.d.comb += self.rand.eq(Cat(*lanes))
         with m.If(self.en):
-            m.d.sync += state.eq(s3)
+            m.d.sync += state.eq(cur)
         return m

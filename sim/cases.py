@@ -18,7 +18,8 @@ from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, ge
 from ..golden.rng import DEFAULT_RAND_BITS
 from .vectors import DEFAULT_BIASES, stimulus_with_bias
 
-__all__ = ["UnitCase", "decoder_case", "encoder_case", "unit_case"]
+__all__ = ["UnitCase", "block_decoder_case", "block_encoder_case", "decoder_case", "encoder_case", "unit_case",
+           "wide_words"]
 
 
 @dataclass
@@ -118,6 +119,103 @@ def decoder_case(cfg, *, biases=None):
 
 
 def unit_case(cfg, *, biases=None, **kwargs):
+    if cfg["unit"] == "block-encoder":
+        return block_encoder_case(cfg, **kwargs)
+    if cfg["unit"] == "block-decoder":
+        return block_decoder_case(cfg, **kwargs)
     if cfg["unit"] == "encoder":
         return encoder_case(cfg, **kwargs, **({} if biases is None else {"biases": biases}))
     return decoder_case(cfg, biases=biases)
+
+# -- block units ------------------------------------------------------------------------------------------
+def wide_words(ints, width) -> np.ndarray:
+    """Python ints of ``width`` bits as ``(n, ceil(width / 64))`` uint64 words, least significant first
+    (how cases carry ports wider than 64 bits)."""
+    nwords = max(1, -(-width // 64))
+    raw = b"".join(int(v).to_bytes(8 * nwords, "little") for v in ints)
+    return np.frombuffer(raw, dtype="<u8").reshape(len(ints), nwords).astype(np.uint64)
+
+
+def _lanes_words(values, width):
+    """``(n, k)`` unsigned values of ``width`` bits -> wide words of ``k * width`` bits (lane 0 lowest)."""
+    values = np.asarray(values).astype(np.uint64)
+    n, k = values.shape
+    bits = ((values[:, :, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
+    packed = np.packbits(bits.reshape(n, k * width), axis=1, bitorder="little")
+    nwords = -(-(k * width) // 64)
+    out = np.zeros((n, nwords * 8), np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return out.view("<u8").astype(np.uint64)
+
+
+def block_source_bits(x, source):
+    """float32 blocks -> source bit patterns (uint32 / uint16 for bf16)."""
+    import ml_dtypes
+
+    if source == "bf16":
+        with np.errstate(over="ignore"):
+            return x.astype(ml_dtypes.bfloat16).view(np.uint16), x.astype(ml_dtypes.bfloat16)
+    return x.view(np.uint32), x
+
+
+def block_encoder_case(cfg, *, n_random=20_000, seed=1):
+    """The directed blocks under every enabled rounding, then ``n_random`` random blocks with the rounding
+    (run-time ``mode``) cycling block by block.
+
+    Block ``v`` of the whole case takes draws ``v*k1 .. v*k1+k1-1`` of the unit's seed for ``sr`` (what the
+    stream pipeline's generator supplies; a latency-0 unit gets them on its ``rand`` port).
+    """
+    from ..golden.block import block_words, encode_block
+    from .vectors import directed_blocks, random_blocks
+
+    fmt = get_format(cfg["format"])
+    source = cfg.get("source", "fp32")
+    roundings = cfg.get("rounding") or fmt.roundings[:1]
+    roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
+    rand_bits = cfg.get("rand_bits", DEFAULT_RAND_BITS)
+    directed = directed_blocks(fmt, seed)
+    nd, M = len(directed), len(roundings)
+    x = np.concatenate([np.tile(directed, (M, 1)), random_blocks(fmt.k1, n_random, seed)])
+    modes = np.concatenate([np.repeat(np.arange(M), nd), np.arange(n_random) % M])
+    bits, xs = block_source_bits(x, source)
+    n = len(x)
+    draws = random_bits(cfg.get("seed", 0), n * fmt.k1, rand_bits).reshape(n, fmt.k1)
+    y = np.zeros((n, -(-fmt.block_bits // 64)), np.uint64)
+    for k, r in enumerate(roundings):
+        idx = np.nonzero(modes == k)[0]
+        enc = encode_block(fmt, xs[idx], rounding=r, rand=draws[idx].ravel() if r == "sr" else None,
+                           rand_bits=rand_bits)
+        y[idx] = wide_words(block_words(fmt, enc), fmt.block_bits)
+    case = UnitCase()
+    case.labels = [(k * nd, f"directed blocks, rounding {r}") for k, r in enumerate(roundings)]
+    case.labels.append((M * nd, f"random blocks, rounding cycling {'/'.join(roundings)}"))
+    case.inputs = {"a": _lanes_words(bits, SOURCES[source].bits)}
+    if M > 1:
+        case.inputs["mode"] = np.array([ROUNDING_MODES[roundings[k]] for k in modes], np.uint64)
+    if "sr" in roundings:
+        case.inputs["rand"] = _lanes_words(draws, rand_bits)
+    case.expected = {"y": y}
+    return case
+
+
+def block_decoder_case(cfg, *, n_random=20_000, seed=1):
+    """What the block encoder case produces (the directed blocks under every rounding, then ``n_random // 2``
+    random blocks, roundings cycling) and ``n_random - n_random // 2`` random bit patterns (codes no encoder
+    produces: NaN elements, INT8 -128, scale 0xFE …), decoded to FP32 bits."""
+    from ..golden.block import decode_block_bits, from_block_words
+    from .testbench import _ints
+
+    fmt = get_format(cfg["format"])
+    enc_case = block_encoder_case(dict(format=fmt.name, rounding=fmt.roundings, seed=seed),
+                                  n_random=n_random // 2, seed=seed)
+    words = _ints(enc_case.expected["y"])
+    rng = np.random.default_rng(seed)
+    nbytes = -(-fmt.block_bits // 8)
+    raw = rng.integers(0, 256, (n_random - n_random // 2, nbytes), dtype=np.uint8)
+    mask = (1 << fmt.block_bits) - 1
+    n_enc = len(words)
+    words += [int.from_bytes(row.tobytes(), "little") & mask for row in raw]
+    y = decode_block_bits(fmt, from_block_words(fmt, words)).reshape(len(words), fmt.k1)
+    labels = [(start, "encoded " + text) for start, text in enc_case.labels] + [(n_enc, "random bit patterns")]
+    return UnitCase(inputs={"a": wide_words(words, fmt.block_bits)}, expected={"y": _lanes_words(y, 32)},
+                    labels=labels)

@@ -52,8 +52,10 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     Encoders get every (mode, sat) combination over all patterns of a 16-bit source, or ``vectors``
     random FP32 patterns plus directed corner cases; decoders every code. A run-time-bias format repeats
     the exhaustive and directed stimulus for each of ``biases`` (default ``DEFAULT_BIASES``; decoders of
-    8-bit formats: all 64), every vector with its own bias on the ``bias`` port. Stream units (latency ≥
-    1) run ``stream_vectors`` (default: all of them) with random stalls after an unstalled exact-latency
+    8-bit formats: all 64), every vector with its own bias on the ``bias`` port. Block encoders get the
+    directed blocks plus ``vectors`` random blocks under every enabled rounding; block decoders ``vectors``
+    blocks (encoded ones and random bit patterns). Stream units (latency ≥ 1) run ``stream_vectors``
+    (default: all of them) with random stalls after an unstalled exact-latency
     phase.
     """
     unit = build_unit(**cfg)
@@ -61,8 +63,12 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     verilog = to_verilog(unit, name)
     if cfg["unit"] == "encoder":
         case = unit_case(cfg, n_random=vectors, seed=seed, biases=biases)
+    elif cfg["unit"] in ("block-encoder", "block-decoder"):
+        case = unit_case(cfg, n_random=vectors, seed=seed)
     else:
         case = unit_case(cfg, biases=biases)
+    if cfg["unit"].startswith("block-"):
+        lanes = 1  # a block port is hundreds of bits wide: one unit, ports as Python ints
     build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
     if lanes is None:
         lanes = default_lanes(sim, case.size)

@@ -57,13 +57,35 @@ def _unpack(words: list, width: int, lanes: int) -> np.ndarray:
     return (bits << np.arange(width, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
 
 
+def _ints(values: np.ndarray) -> list:
+    """Per-vector Python ints: a 1-D uint64 array as is; a 2-D ``(n, words)`` array (a port wider than 64
+    bits, least significant word first) joined into one int per row."""
+    if values.ndim == 1:
+        return [int(v) for v in values]
+    raw = np.ascontiguousarray(values.astype("<u8")).view(np.uint8).reshape(len(values), -1)
+    return [int.from_bytes(row.tobytes(), "little") for row in raw]
+
+
+def _words(ints, width: int) -> np.ndarray:
+    """Inverse of :func:`_ints` for a port of ``width`` bits."""
+    if width <= 64:
+        return np.array([int(v) for v in ints], dtype=np.uint64)
+    nwords = -(-width // 64)
+    raw = b"".join(int(v).to_bytes(8 * nwords, "little") for v in ints)
+    return np.frombuffer(raw, dtype="<u8").reshape(len(ints), nwords).astype(np.uint64)
+
+
+def _hex(arr, i):
+    return f"0x{_ints(arr[i : i + 1])[0]:x}"
+
+
 def _describe(i, ins, exp, got, labels):
     block = ""
     for start, text in labels:
         if i >= start:
             block = text
-    inputs = " ".join(f"{k}=0x{int(v[i]):x}" for k, v in ins.items())
-    outs = " ".join(f"{k}: expected 0x{int(exp[k][i]):x} got 0x{int(got[k][i]):x}" for k in exp)
+    inputs = " ".join(f"{k}={_hex(v, i)}" for k, v in ins.items())
+    outs = " ".join(f"{k}: expected {_hex(exp[k], i)} got {_hex(got[k], i)}" for k in exp)
     return f"vector {i} ({block}): {inputs} -> {outs}"
 
 
@@ -71,7 +93,7 @@ def _report(dut, path, meta, ins, exp, got, seconds, errors=()):
     n = len(next(iter(exp.values())))
     bad = np.zeros(n, bool)
     for k in exp:
-        bad |= got[k][:n] != exp[k]
+        bad |= (got[k][:n].reshape(n, -1) != exp[k].reshape(n, -1)).any(axis=1)
     idx = np.nonzero(bad)[0]
     lines = [_describe(int(i), ins, exp, got, meta["labels"]) for i in idx[:_SHOW]]
     for line in list(errors) + lines:
@@ -88,7 +110,10 @@ async def _comb(dut, meta, ins, exp):
     lanes = meta["lanes"]
     ports = meta["ports"]
     n = len(next(iter(exp.values())))
-    packed = {k: _pack(v, ports[k][1], lanes) for k, v in ins.items()}
+    if lanes == 1:  # one unit: ports of any width, as Python ints
+        packed = {k: _ints(v) for k, v in ins.items()}
+    else:
+        packed = {k: _pack(v, ports[k][1], lanes) for k, v in ins.items()}
     handles_in = {k: getattr(dut, f"{k}_l") for k in ins}
     handles_out = {k: getattr(dut, f"{k}_l") for k in exp}
     words = {k: [] for k in exp}
@@ -98,20 +123,23 @@ async def _comb(dut, meta, ins, exp):
         await Timer(1, "ns")
         for k, h in handles_out.items():
             words[k].append(h.value.to_unsigned())
+    if lanes == 1:
+        return {k: _words(w, ports[k][1])[:n] for k, w in words.items()}, []
     return {k: _unpack(w, ports[k][1], lanes)[:n] for k, w in words.items()}, []
 
 
-def _fields(values: dict, layout) -> np.ndarray:
-    out = np.zeros(len(next(iter(values.values()))), dtype=object)
+def _fields(values: dict, layout) -> list:
+    """One payload int per vector from per-field arrays (1-D, or 2-D words for wide fields)."""
+    out = [0] * len(next(iter(values.values())))
     for name, offset, width in layout:
-        out = out + (values[name].astype(object) << offset)
+        out = [o | (v << offset) for o, v in zip(out, _ints(values[name]))]
     return out
 
 
 async def _stream(dut, meta, ins, exp):
     latency, seed = meta["latency"], meta["seed"]
     n = len(next(iter(exp.values())))
-    payloads = [int(v) for v in _fields(ins, meta["payload_in"])]
+    payloads = _fields(ins, meta["payload_in"])
     rng = np.random.default_rng(seed)
     stall = meta["stall"]
     unstalled = min(meta["unstalled"], n)
@@ -159,9 +187,10 @@ async def _stream(dut, meta, ins, exp):
         errors.append(f"latency: value {k} left {d} cycles after it entered, not {latency} "
                       f"({len(late)} of the first {unstalled} unstalled values)")
     got = {}
-    raw = np.array(outs + [0] * (n - len(outs)), dtype=object)
+    raw = outs + [0] * (n - len(outs))
     for name, offset, width in meta["payload_out"]:
-        got[name] = ((raw >> offset) & ((1 << width) - 1)).astype(np.uint64)
+        mask = (1 << width) - 1
+        got[name] = _words([(v >> offset) & mask for v in raw], width)
     return got, errors
 
 

@@ -172,3 +172,120 @@ def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None, 
     # neighbours equal: they differ unless the next one is such a case too).
     dup = np.concatenate([[False], bias[1:] == bias[:-1]])
     return np.concatenate([pats[~dup], pats[dup]]), np.concatenate([bias[~dup], bias[dup]])
+
+
+# -- block formats ----------------------------------------------------------------------------------------
+def random_blocks(k1, n_blocks, seed, *, specials=True, span=(-140, 127)):
+    """float32 blocks ``(n_blocks, k1)`` that exercise block formats: per block a random base exponent in
+    ``span`` (FP32 subnormals included), per element an exponent below it by 0..2 (70%) or 0..30, ±0 (8%),
+    a quarter with the low mantissa bits cleared (exact values and rounding ties), an outlier 2**20 above
+    the rest in 10% of the blocks, and (``specials``) NaN/±Inf members (0.4% of the elements)."""
+    rng = np.random.default_rng(seed)
+    base = rng.integers(span[0], span[1] + 1, (n_blocks, 1))
+    drop = np.where(rng.random((n_blocks, k1)) < 0.7, rng.integers(0, 3, (n_blocks, k1)),
+                    rng.integers(0, 31, (n_blocks, k1)))
+    e = np.clip(base - drop, -149, 127)
+    man = rng.integers(0, 1 << 23, (n_blocks, k1)).astype(np.uint32)
+    k = rng.integers(0, 24, (n_blocks, k1)).astype(np.uint32)
+    man = np.where(rng.random((n_blocks, k1)) < 0.25, man & (np.uint32(0xFFFFFFFF) << k), man)
+    normal = e >= -126
+    field = np.where(normal, e + 127, 0).astype(np.uint32)
+    # A subnormal with exponent e: leading one at bit e + 149 of the 23-bit field, random bits below.
+    lead = np.clip(e + 149, 0, 22).astype(np.uint32)
+    sub_man = (np.uint32(1) << lead) | (man >> (np.uint32(23) - lead))
+    man = np.where(normal, man, sub_man)
+    sign = rng.integers(0, 2, (n_blocks, k1)).astype(np.uint32) << np.uint32(31)
+    bits = sign | (field << np.uint32(23)) | man
+    bits = np.where(rng.random((n_blocks, k1)) < 0.08, sign, bits)  # ±0
+    outlier = rng.random(n_blocks) < 0.1
+    col = rng.integers(0, k1, n_blocks)
+    x = bits.view(np.float32)
+    big = np.ldexp(np.abs(x[np.arange(n_blocks), col]).astype(np.float64).clip(2.0**-100), 20)
+    x[outlier, col[outlier]] = np.minimum(big, 2.0**127)[outlier].astype(np.float32)
+    if specials:
+        which = rng.random((n_blocks, k1)) < 0.004
+        kinds = rng.choice(np.array([np.nan, np.inf, -np.inf, -np.nan], np.float32), (n_blocks, k1))
+        x = np.where(which, kinds, x)
+    return x.astype(np.float32)
+
+
+def directed_blocks(fmt, seed=0):
+    """float32 blocks ``(n, k1)`` of the corner cases of a block format (BDR or OCP MX):
+
+    all zeros (±0); a single non-zero in every lane; one outlier 2**20 above the rest; every sub-block at
+    its largest shift (and just above it); elements exactly at rounding midpoints (half a step above a
+    representable magnitude, lane 0 pinning the shared exponent) and just at the saturation threshold;
+    the shared exponent at both ends of its range (FP32's largest values, FP32 subnormals, and beyond a
+    small d1 range); NaN, +Inf and -Inf members.
+    """
+    fmt = get_format(fmt)
+    k1 = fmt.k1
+    rng = np.random.default_rng(seed)
+    rows = []
+    zeros = np.zeros(k1)
+    rows.append(zeros)
+    rows.append(np.where(np.arange(k1) % 3 == 1, -0.0, 0.0))
+    for i in range(k1):  # a single non-zero in every lane
+        r = zeros.copy()
+        r[i] = (-1) ** i * 1.375 * 2.0 ** (i - 8)
+        rows.append(r)
+    for i in range(0, k1, max(1, k1 // 4)):  # one outlier 2^20 above the rest
+        r = rng.uniform(1, 2, k1) * rng.choice([-1, 1], k1)
+        r[i] = 1.5 * 2.0**20
+        rows.append(r)
+    beta = getattr(fmt, "beta", 0)
+    k2 = getattr(fmt, "k2", k1)
+    for extra in (0, 1, 3):  # every sub-block but the first at (and below) its largest shift
+        r = rng.uniform(1, 2, k1) * 2.0 ** -(beta + extra) * rng.choice([-1, 1], k1)
+        r[0] = 1.0
+        rows.append(r)
+        r = r.copy()
+        r[k2:] = 2.0 ** -(beta + extra)  # exactly 2^(E - beta - extra)
+        rows.append(r)
+    # Rounding midpoints: magnitudes exactly half a step above a representable one.
+    for _ in range(6):
+        r = np.empty(k1)
+        if getattr(fmt, "family", "") == "bdr":
+            m = fmt.m
+            taus = rng.integers(0, beta + 1, fmt.n_sub)
+            for j in range(fmt.n_sub):
+                lo = 1 << (m - 1) if k2 == 1 else 0
+                q = rng.integers(lo, (1 << m) - 1, k2)
+                r[j * k2 : (j + 1) * k2] = (q + 0.5) * 2.0 ** (-int(taus[j]) - m + 1)
+                r[j * k2] = 2.0 ** -int(taus[j])  # pins the sub-block's largest exponent
+        elif fmt.is_int:
+            q = rng.integers(0, 126, k1)
+            r[:] = (q + 0.5) / 64
+        else:
+            vals = np.unique(np.abs(decode(fmt.element, np.arange(1 << fmt.element.bits))))
+            vals = vals[np.isfinite(vals)]
+            c = rng.integers(0, len(vals) - 1, k1)
+            r[:] = (vals[c] + vals[c + 1]) / 2 / 2.0**fmt.emax_elem
+        r[0] = 1.0
+        r *= rng.choice([-1, 1], k1) * 2.0 ** rng.integers(-20, 20)
+        rows.append(r)
+    # The saturation threshold: just below the next power of two.
+    r = np.full(k1, 1.9999999)
+    r[1::2] = -1.99
+    rows.append(r)
+    # Shared exponent at both ends of its range.
+    f32 = np.finfo(np.float32)
+    rows.append(np.full(k1, float(f32.max)) * rng.choice([-1, 1], k1))
+    rows.append(rng.uniform(1, 2, k1) * 2.0**127)
+    rows.append(np.arange(1, k1 + 1) * 2.0**-149)  # FP32 subnormals
+    rows.append(rng.uniform(1, 2, k1) * 2.0**-126)
+    d1 = getattr(fmt, "d1", 8)
+    lo, hi = -(2 ** (d1 - 1)), 2 ** (d1 - 1) - 1
+    for e in (lo - 3, lo, hi, hi + 3):
+        if -149 <= e <= 127:
+            rows.append(rng.uniform(1, 2, k1) * 2.0**e * rng.choice([-1, 1], k1))
+    # NaN / Inf members.
+    for special in (np.nan, np.inf, -np.inf):
+        r = rng.uniform(1, 2, k1)
+        r[k1 // 2] = special
+        rows.append(r)
+    r = rng.uniform(1, 2, k1)
+    r[0], r[-1] = np.inf, np.nan
+    rows.append(r)
+    with np.errstate(over="ignore"):
+        return np.array(rows).astype(np.float32)

@@ -38,6 +38,15 @@ SHAPES = (
        dict(unit="encoder", format="uhp", source="fp32", rounding=("rne",), saturate=True, nan_to_zero=True),
        dict(unit="encoder", format="cfloat8_152", source="bf16", rounding=("sr",), latency=2, seed=5),
        dict(unit="decoder", format="shp", target="fp32", ieee_denormals=True, latency=1)]
+    # Block units (hw/block.py): BDR and OCP, every rounding, comb and stream (k1-draw generator).
+    + [dict(unit="block-encoder", format="mx9", source="fp32", rounding=("ta", "rne", "rtz", "sr")),
+       dict(unit="block-encoder", format="mxfp8_e4m3", source="bf16", rounding=("rne", "ta", "rtz", "sr"),
+            latency=2, seed=5),
+       dict(unit="block-encoder", format="mxint8", source="fp32", rounding=("rne",)),
+       dict(unit="block-encoder", format="bdr_m3_k8_d3_k4_d2", source="bf16", rounding=("sr",), latency=1),
+       dict(unit="block-decoder", format="mx6", latency=1),
+       dict(unit="block-decoder", format="mxfp8_e5m2"),
+       dict(unit="block-decoder", format="mxint8")]
 )
 
 
