@@ -2,6 +2,7 @@
 
 from .block import BlockDecoder, BlockEncoder, block_layout
 from .convert import Decoder, Encoder
+from .dot import DotProduct, operand_layout
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .generate import LINT_WAIVERS, build_unit, default_name, to_verilog
 from .pipeline import Pipeline
@@ -13,6 +14,7 @@ __all__ = [
     "BlockEncoder",
     "block_layout",
     "Decoder",
+    "DotProduct",
     "Encoder",
     "HiF8Decoder",
     "HiF8Encoder",
@@ -23,5 +25,6 @@ __all__ = [
     "Xorshift32",
     "build_unit",
     "default_name",
+    "operand_layout",
     "to_verilog",
 ]
