@@ -505,7 +505,7 @@ def _directed_block(cfg, rng):
         eb[:, :, h:] = _flip(fb, eb[:, :, :h])
         for arr in (ha, hb):
             if arr is not None:
-                arr[:, :, arr.shape[2] // 2 :] = arr[:, :, : arr.shape[2] // 2]
+                arr[:, :, :] = arr[:, :, :1]  # one shift per block: the mirrored halves cancel exactly
     groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "full cancellation: exact zero"))
     eb2 = eb.copy()
     eb2[:, -1, -1] = _flip(fb, eb2[:, -1, -1])
