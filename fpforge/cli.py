@@ -67,6 +67,8 @@ def _add_unit_options(p):
     d.add_argument("--f", type=int, default=None, help="bits of the fixed-point window, sign included (8..256)")
     d.add_argument("--stages", type=int, default=0, help="pipeline register stages (0: combinational)")
     d.add_argument("--raw", action="store_true", help="also output the raw fixed-point sum and its exponent")
+    d.add_argument("--io-registers", action="store_true",
+                   help="register every input and output of the combinational unit (the paper's area method)")
     p.add_argument("--source", default="fp32", help="encoder source: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--target", default="fp32", help="decoder target: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--rounding", default=None,
@@ -135,7 +137,14 @@ def _dot_kwargs(args):
     name_b = None
     if args.b_preset is not None:
         name_b = operand_format(args.b_preset).name
-    return dict(unit="dot", format=name_a, format_b=name_b, r=args.r, f=args.f, stages=args.stages, raw=args.raw)
+    if args.io_registers and args.stages:
+        raise UsageError("--io-registers wraps the combinational unit: give it without --stages")
+    if args.io_registers and args.action == "sim":
+        raise UsageError("--io-registers is for area reports (verilog, synth); sim checks the unit itself")
+    kwargs = dict(unit="dot", format=name_a, format_b=name_b, r=args.r, f=args.f, stages=args.stages, raw=args.raw)
+    if args.io_registers:
+        kwargs["io_registers"] = True
+    return kwargs
 
 
 def _unit_kwargs(args):
@@ -144,8 +153,8 @@ def _unit_kwargs(args):
     if args.unit == "dot":
         return _dot_kwargs(args)
     if args.preset is not None or args.b_preset is not None or args.r is not None or args.f is not None \
-            or args.stages or args.raw:
-        raise UsageError("--preset, --b-preset, --r, --f, --stages and --raw apply to dot units")
+            or args.stages or args.raw or args.io_registers:
+        raise UsageError("--preset, --b-preset, --r, --f, --stages, --raw and --io-registers apply to dot units")
     if args.format is None:
         raise UsageError(f"{args.unit} needs --format/-f (see `fpforge formats`)")
     fmt = _format_of(args)

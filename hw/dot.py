@@ -41,7 +41,7 @@ from .block import block_layout
 from .convert import _highest_one
 from .rounding import Rounder
 
-__all__ = ["DotProduct", "STAGE_ORDER", "operand_layout"]
+__all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
 
 #: Part boundaries that get a register as ``stages`` grows: after P6 (the output), after P2 (block sums),
 #: after P4 (aligned addends), after P1 (products), after P5 (the sum), after P3 (max exponent).
@@ -284,14 +284,10 @@ class DotProduct(wiring.Component):
             sign, mag, eoff = Signal(name=f"{name}_s"), Signal(side.mag_bits, name=f"{name}_sig"), \
                 Signal(side.eoff_bits, name=f"{name}_eoff")
             nan, inf = Signal(name=f"{name}_nan"), Signal(name=f"{name}_inf")
-            if len(choices) == 1:
-                c = choices[0]
-                m.d.comb += [sign.eq(c[0]), mag.eq(c[1]), eoff.eq(c[2]), nan.eq(c[3]), inf.eq(c[4])]
-            else:
-                with m.Switch(sel):
-                    for idx, c in enumerate(choices):
-                        with m.Case(idx) if idx < len(choices) - 1 else m.Default():
-                            m.d.comb += [sign.eq(c[0]), mag.eq(c[1]), eoff.eq(c[2]), nan.eq(c[3]), inf.eq(c[4])]
+            pick = list(choices[-1])  # the last choice also takes select values beyond the list
+            for idx in range(len(choices) - 2, -1, -1):
+                pick = [Mux(sel == idx, c, p) for c, p in zip(choices[idx], pick)]
+            m.d.comb += [sign.eq(pick[0]), mag.eq(pick[1]), eoff.eq(pick[2]), nan.eq(pick[3]), inf.eq(pick[4])]
             zero = Signal(name=f"{name}_zero")
             m.d.comb += zero.eq((mag == 0) & ~nan & ~inf)
             masked = Signal(side.mag_bits, name=f"{name}_mag")
@@ -440,7 +436,8 @@ class DotProduct(wiring.Component):
             m.d.comb += x.eq(S << p)
             fl = Signal(signed(width), name=f"al{j}_floor")
             m.d.comb += fl.eq(x >> t)
-            below = Cat(*(t > i for i in range(width)))
+            below = Signal(width, name=f"al{j}_mask")  # ones below bit t: the bits shifted out
+            m.d.comb += below.eq(~(Const((1 << width) - 1, width) << t)[:width])
             sticky = Signal(name=f"al{j}_sticky")
             m.d.comb += sticky.eq((x.as_unsigned() & below).any())
             A = Signal(signed(f), name=f"a{j}")
@@ -526,3 +523,46 @@ class DotProduct(wiring.Component):
             out["sum"] = T
             out["exp"] = E
         return out
+
+
+class RegisteredIO(wiring.Component):
+    """A combinational component with every input and every output registered (free-running, no enable):
+    the area method of seed 004 §IV-B ("only inputs and outputs registered"), so that a synthesized unit
+    counts the flip-flops that hold its operands and result, as the paper's areas do. Same ports as the
+    core; results two cycles after their operands.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        Combinational unit with plain ``In``/``Out`` ports (e.g. ``DotProduct(..., stages=0)``).
+    """
+
+    def __init__(self, core):
+        self._core = core
+        super().__init__({name: (In if m.flow == In else Out)(m.shape)
+                          for name, m in core.signature.members.items()})
+
+    @property
+    def core(self):
+        return self._core
+
+    @property
+    def latency(self) -> int:
+        return 2
+
+    def describe(self):
+        return f"{self._core.describe()}; inputs and outputs registered (the area method of seed 004)"
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self._core
+        for name, member in core.signature.members.items():
+            port, inner = getattr(self, name), getattr(core, name)
+            reg = Signal(member.shape, name=f"r_{name}")
+            if member.flow == In:
+                m.d.sync += reg.eq(port)
+                m.d.comb += inner.eq(reg)
+            else:
+                m.d.sync += reg.eq(inner)
+                m.d.comb += port.eq(reg)
+        return m
