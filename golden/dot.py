@@ -457,6 +457,19 @@ class _Elements:
     zero: np.ndarray  # (n, nb, k1) bool: a finite zero
 
 
+_FIELD_TABLES: dict = {}
+
+
+def _float_table(el, codes):
+    """:func:`_float_fields` through a per-format table of every code (formats of up to 16 bits)."""
+    if el.bits > 16:
+        return _float_fields(el, codes)
+    if el.name not in _FIELD_TABLES:
+        _FIELD_TABLES[el.name] = _float_fields(el, np.arange(1 << el.bits, dtype=np.int64))
+    idx = np.asarray(codes, np.intp)
+    return tuple(t[idx] for t in _FIELD_TABLES[el.name])
+
+
 def _float_fields(el, codes):
     """(sign, significand with hidden bit, eoff, nan, inf) of FloatFormat codes (int64 arrays)."""
     sign = (codes >> (el.bits - 1)) & 1
@@ -489,7 +502,7 @@ def _decode_side(side, data, n, nb, k1, n_sub, select):
                              f"({', '.join(f.name for f in fmt.formats)})")
         out = None
         for idx, el in enumerate(fmt.formats):
-            s, sig, eoff, nan, inf = _float_fields(el, codes & ((1 << el.bits) - 1))
+            s, sig, eoff, nan, inf = _float_table(el, codes & ((1 << el.bits) - 1))
             sig = sig << (fmt.M - el.mbits)
             eoff = eoff + fmt.eoff_base(el)
             cur = (s, sig, eoff, nan, inf)
@@ -525,7 +538,7 @@ def _decode_side(side, data, n, nb, k1, n_sub, select):
         eoff = np.zeros_like(elem)
         nan = inf = np.zeros(elem.shape, bool)
     else:
-        sign, mag, eoff, nan, inf = _float_fields(el, elem)
+        sign, mag, eoff, nan, inf = _float_table(el, elem)
     block_nan = (scale == fmt.scale.nan_code)[:, :, None]
     zero = (mag == 0) & ~nan & ~inf
     nan = nan | block_nan
