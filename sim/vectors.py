@@ -1,4 +1,5 @@
-"""Stimulus for the conversion units: exhaustive 16-bit patterns, random FP32, directed corner cases."""
+"""Stimulus: exhaustive 16-bit patterns, random FP32 and directed corner cases for the conversion units;
+random and directed blocks for the block units; random and directed operand pairs for the dot-product units."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import numpy as np
 
 from ..golden import SOURCES, decode, get_format
 
-__all__ = ["all_patterns", "directed", "random_patterns", "stimulus"]
+__all__ = ["all_patterns", "directed", "random_patterns", "stimulus",
+           "DotOperands", "concat_dot_operands", "directed_dot_operands", "random_dot_operands"]
 
 
 def all_patterns(source: str) -> np.ndarray:
@@ -669,6 +671,8 @@ def _scalar_codes(fmt, sel, rng, shape, *, ef=None, nonzero=True):
 
 
 def _directed_scalar(cfg, rng):
+    from ..golden.dot import _float_fields
+
     fa, fb = cfg.a, cfg.b
     r = cfg.r
     pairs = [(x, y) for x in range(len(fa.formats)) for y in range(len(fb.formats))]
@@ -723,7 +727,7 @@ def _directed_scalar(cfg, rng):
             a_e = np.full(r, max(1, top_a - d))
             a_e[0] = top_a
             a = (a & ~(el_a.exp_max_field << el_a.mbits)) | (a_e << el_a.mbits)
-            _, _, _, nan, _ = __import__("fpforge.golden.dot", fromlist=["_float_fields"])._float_fields(el_a, a)
+            _, _, _, nan, _ = _float_fields(el_a, a)
             a = np.where(nan, a - 1, a)
             b = (b & ~(el_b.exp_max_field << el_b.mbits)) | (mid_b << el_b.mbits)
             rows.append((a, b, s_a, s_b))
