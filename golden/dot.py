@@ -47,7 +47,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .block import BlockEncoding, BlockFormat, MXFormat, decode_block, encode_block, from_block_words
+from .block import BlockEncoding, BlockFormat, MXFormat, decode_block, encode_block, from_block_words, unpack
 from .formats import SOURCES, FloatFormat, get_format
 from .minifloat import decode, encode
 
@@ -546,6 +546,27 @@ def _decode_side(side, data, n, nb, k1, n_sub, select):
     return _Elements(sign, mag, eoff, np.zeros((n, nb, n_sub), np.int64), scale - fmt.scale.bias, nan, inf, zero)
 
 
+def _as_operand(cfg, side, data):
+    """Packed operands (``bytes`` as ``pack`` writes them, r/k1 blocks per dot product; for scalar formats r
+    one-byte codes per dot product) -> BlockEncoding (n, r) / codes (n, r); anything else unchanged."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        return data
+    raw = bytes(data)
+    if side.family == "scalar":
+        if side.fmt.bits != 8:
+            raise ValueError(f"packed scalar operands are one byte per code; {side.fmt.name} codes have "
+                             f"{side.fmt.bits} bits")
+        if len(raw) % cfg.r:
+            raise ValueError(f"{len(raw)} bytes of codes are not a whole number of dot products of r = {cfg.r}")
+        return np.frombuffer(raw, np.uint8).reshape(-1, cfg.r)
+    bits = cfg.nb * side.fmt.block_bits
+    n = len(raw) * 8 // bits
+    if n < 1 or -(-n * bits // 8) != len(raw):
+        raise ValueError(f"{len(raw)} bytes are not a whole number of dot products of {cfg.nb} {side.fmt.name} "
+                         f"blocks ({bits} bits each)")
+    return unpack(side.fmt, raw, (n, cfg.r))
+
+
 def _lead_and_check(cfg, side, data, name):
     """Leading shape of an operand and its element count check."""
     if side.family == "scalar":
@@ -713,9 +734,10 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
     ----------
     fmt_a : str, descriptor or DotConfig
         Format of A (``mx9``, ``mxfp8_e4m3``, ``bdr(...)``, ``e4m3``, ``fp8`` …), or a :class:`DotConfig`.
-    a, b : BlockEncoding, or integer code arrays for scalar formats
+    a, b : BlockEncoding, bytes, or integer code arrays for scalar formats
         Operands of shape (..., r): ``encode_block`` / ``unpack`` / :func:`from_operand_words` results, or
-        codes. The leading shapes must be equal: one dot product per leading index.
+        codes; or packed, as the ``bytes`` that ``pack`` writes for (n, r) values (scalar: one byte per
+        code). The leading shapes must be equal: one dot product per leading index.
     fmt_b : str or descriptor, optional
         Format of B (default: A's). With a DotConfig, pass ``None``.
     f : int
@@ -733,6 +755,7 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
     cfg = _resolve_config(fmt_a, fmt_b, r, f, a)
     if b is None:
         raise ValueError("operand B is required")
+    a, b = _as_operand(cfg, cfg.sa, a), _as_operand(cfg, cfg.sb, b)
     lead_a = _lead_and_check(cfg, cfg.sa, a, "A")
     lead_b = _lead_and_check(cfg, cfg.sb, b, "B")
     if lead_a != lead_b:
@@ -805,6 +828,7 @@ def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, se
     integers and rounded once to FP32. Same arguments as :func:`dot` (``f`` only names the config)."""
     cfg = _resolve_config(fmt_a, fmt_b, r, f if f is not None else F_RANGE[0], a) if not isinstance(
         fmt_a, DotConfig) else fmt_a
+    a, b = _as_operand(cfg, cfg.sa, a), _as_operand(cfg, cfg.sb, b)
     lead = _lead_and_check(cfg, cfg.sa, a, "A")
     _lead_and_check(cfg, cfg.sb, b, "B")
     n = int(np.prod(lead, dtype=np.int64))

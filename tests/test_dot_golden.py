@@ -357,6 +357,24 @@ def test_operand_words_are_the_packed_blocks():
     assert np.array_equal(from_operand_words("fp8", words, 16), codes)
 
 
+def test_packed_operands_are_accepted():
+    from fpforge.golden import pack
+
+    rng = np.random.default_rng(2)
+    for name, r in (("mx9", 64), ("bdr_m3_k8_d3_k4_d2", 24), ("mxfp6_e2m3", 32)):
+        cfg = DotConfig(name, r, 20)
+        a = encode_block(name, rng.standard_normal((9, r)).astype(np.float32))
+        b = encode_block(name, rng.standard_normal((9, r)).astype(np.float32))
+        want = dot(cfg, a, None, b)
+        got = dot(cfg, pack(name, a), None, pack(name, b))
+        assert np.array_equal(got.y, want.y) and np.array_equal(got.sum, want.sum)
+    codes = rng.integers(0, 256, (5, 16)).astype(np.uint8)
+    cfg = DotConfig("e4m3", 16, 16)
+    assert np.array_equal(dot(cfg, codes.tobytes(), None, codes.tobytes()).y, dot(cfg, codes, None, codes).y)
+    with pytest.raises(ValueError, match="not a whole number of dot products"):
+        dot(cfg, codes.tobytes()[:-1], None, codes.tobytes())
+
+
 def test_error_sweep_improves_with_f():
     rows = error_sweep(("mx9", "e4m3"), (8, 16, 48), r=32, n_vectors=300)
     by = {(r["format"], r["f"]): r for r in rows}
