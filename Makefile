@@ -26,6 +26,7 @@ bench:
 	$(PY) bench/bench_hif8.py
 	$(PY) bench/bench_block.py
 	$(PY) bench/bench_sim.py
+	$(PY) bench/bench_dot.py
 
 clean:
 	rm -rf build .pytest_cache
@@ -35,3 +36,4 @@ area:
 	$(PY) bench/area_hif8.py
 	$(PY) bench/area_cfloat.py
 	$(PY) bench/area_block.py
+	$(PY) bench/area_dot.py

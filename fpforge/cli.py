@@ -48,14 +48,27 @@ def _emit(args, text):
 
 # -- unit options shared by verilog / sim / synth --------------------------------------------------
 def _add_unit_options(p):
-    p.add_argument("unit", choices=["encoder", "decoder", "block-encoder", "block-decoder"], help="which unit")
-    p.add_argument("--format", "-f", required=True,
+    p.add_argument("unit", choices=["encoder", "decoder", "block-encoder", "block-decoder", "dot"], help="which unit")
+    p.add_argument("--format", "-f", default=None,
                    help="narrow format, or block format for block units (see `fpforge formats`); `bdr` with "
-                        "--m --k1 --d1 --k2 --d2 for any BDR point")
+                        "--m --k1 --d1 --k2 --d2 for any BDR point (required except for dot)")
     for opt, text in (("--m", "BDR magnitude bits per element (1..24)"), ("--k1", "BDR block size"),
                       ("--d1", "BDR shared exponent bits (1..8)"), ("--k2", "BDR sub-block size (divides k1)"),
                       ("--d2", "BDR sub-block shift bits (0..4)")):
         p.add_argument(opt, type=int, default=None, help=text + "; overrides a BDR preset's value")
+    d = p.add_argument_group("dot-product units (`dot`)")
+    d.add_argument("--preset", default=None,
+                   help="operand format: mx9, mx6, mx4, msfp12, msfp16, bdr (with --m --k1 --d1 --k2 --d2), an OCP "
+                        "MX format (mxfp8_e4m3, ..., mxint8), e4m3, e5m2, or fp8 (E4M3 or E5M2 per operand at run "
+                        "time: sel_a/sel_b ports)")
+    d.add_argument("--b-preset", default=None, help="operand B's format when it differs from A's (same family "
+                                                    "and block size)")
+    d.add_argument("--r", type=int, default=None, help="elements per dot product (a multiple of k1)")
+    d.add_argument("--f", type=int, default=None, help="bits of the fixed-point window, sign included (8..256)")
+    d.add_argument("--stages", type=int, default=0, help="pipeline register stages (0: combinational)")
+    d.add_argument("--raw", action="store_true", help="also output the raw fixed-point sum and its exponent")
+    d.add_argument("--io-registers", action="store_true",
+                   help="register every input and output of the combinational unit (the paper's area method)")
     p.add_argument("--source", default="fp32", help="encoder source: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--target", default="fp32", help="decoder target: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--rounding", default=None,
@@ -77,18 +90,21 @@ def _add_unit_options(p):
 _BDR_OPTS = ("m", "k1", "d1", "k2", "d2")
 
 
-def _format_of(args):
-    """The descriptor named by --format, with --m/--k1/--d1/--k2/--d2 applied for BDR."""
+def _format_of(args, name=None):
+    """The descriptor named by --format (or ``name``), with --m/--k1/--d1/--k2/--d2 applied for BDR."""
     from .golden import bdr, get_format
     from .golden.block import BlockFormat
 
+    name = args.format if name is None else name
     given = {k: getattr(args, k, None) for k in _BDR_OPTS if getattr(args, k, None) is not None}
-    if args.format.lower() == "bdr":
+    if name.lower() == "bdr":
         missing = [f"--{k}" for k in _BDR_OPTS if k not in given]
         if missing:
             raise UsageError(f"--format bdr needs --m --k1 --d1 --k2 --d2 (missing {' '.join(missing)})")
         return bdr(*(given[k] for k in _BDR_OPTS))
-    fmt = get_format(args.format)
+    if name.lower() == "fp8" and not given:
+        return None  # the dot-product baseline: E4M3 or E5M2 at run time
+    fmt = get_format(name)
     if given:
         if not isinstance(fmt, BlockFormat):
             raise UsageError(f"--m/--k1/--d1/--k2/--d2 apply to BDR formats (bdr, mx9, mx6, mx4, msfp12, "
@@ -101,9 +117,48 @@ def _format_of(args):
     return fmt
 
 
+def _dot_kwargs(args):
+    from .golden.dot import operand_format
+
+    if args.format is not None:
+        raise UsageError("a dot unit takes --preset (and --b-preset), not --format")
+    if args.preset is None:
+        raise UsageError("dot needs --preset: mx9, mx6, mx4, msfp12, msfp16, bdr, an OCP MX format, e4m3, e5m2 or fp8")
+    if args.r is None or args.f is None:
+        raise UsageError("dot needs --r (elements per dot product) and --f (window bits, 8..256)")
+    if (args.rounding is not None or args.saturate or args.sat_port or args.nan_to_zero or args.paper_literal
+            or args.rand_bits is not None or args.latency):
+        raise UsageError("a dot unit rounds once to FP32 (nearest even) and its depth is --stages: --rounding, "
+                         "--saturate, --sat-port, --nan-to-zero, --paper-literal, --rand-bits and --latency apply "
+                         "to conversion units")
+    if any(getattr(args, k) is not None for k in _BDR_OPTS):
+        fmt_a = _format_of(args, args.preset)
+        name_a = "fp8" if fmt_a is None else operand_format(fmt_a).name
+    else:
+        name_a = operand_format(args.preset).name
+    name_b = None
+    if args.b_preset is not None:
+        name_b = operand_format(args.b_preset).name
+    if args.io_registers and args.stages:
+        raise UsageError("--io-registers wraps the combinational unit: give it without --stages")
+    if args.io_registers and args.action == "sim":
+        raise UsageError("--io-registers is for area reports (verilog, synth); sim checks the unit itself")
+    kwargs = dict(unit="dot", format=name_a, format_b=name_b, r=args.r, f=args.f, stages=args.stages, raw=args.raw)
+    if args.io_registers:
+        kwargs["io_registers"] = True
+    return kwargs
+
+
 def _unit_kwargs(args):
     from .golden.rng import DEFAULT_RAND_BITS
 
+    if args.unit == "dot":
+        return _dot_kwargs(args)
+    if args.preset is not None or args.b_preset is not None or args.r is not None or args.f is not None \
+            or args.stages or args.raw or args.io_registers:
+        raise UsageError("--preset, --b-preset, --r, --f, --stages, --raw and --io-registers apply to dot units")
+    if args.format is None:
+        raise UsageError(f"{args.unit} needs --format/-f (see `fpforge formats`)")
     fmt = _format_of(args)
     if args.rounding is None:
         rounding = (fmt.roundings[0],)
@@ -295,7 +350,7 @@ def cmd_synth(args):
     from .synth import format_report, synthesize
 
     kwargs, unit, name, text = _build(args)
-    report = synthesize(text, name, liberty=args.liberty)
+    report = synthesize(text, name, liberty=args.liberty, keep_hierarchy=args.keep_hierarchy)
     report["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in kwargs.items()}
     if args.json:
         _emit(args, json.dumps(report, indent=2, sort_keys=True) + "\n")
@@ -363,6 +418,41 @@ def cmd_qsnr(args):
     return 0
 
 
+def cmd_dot_error(args):
+    import time
+
+    from .golden.dot import ERROR_FORMATS, ERROR_FS, DotConfig, error_sweep
+
+    names = ERROR_FORMATS if args.formats is None else [f.strip() for f in args.formats.split(",") if f.strip()]
+    if not names:
+        raise UsageError("--formats names no format (e.g. --formats mx9,e4m3)")
+    try:
+        fs = ERROR_FS if args.f is None else [int(v) for v in args.f.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"--f takes a comma list of integers (e.g. 8,16,32), not {args.f!r}") from None
+    if args.vectors < 1:
+        raise UsageError(f"--vectors must be positive, not {args.vectors}")
+    for n in names:
+        for f in fs:
+            DotConfig(n, args.r, f)  # validates format, r and f (one-line errors)
+    t0 = time.monotonic()
+    rows = error_sweep(names, fs, r=args.r, n_vectors=args.vectors, seed=args.seed)
+    seconds = time.monotonic() - t0
+    if args.json:
+        _write_report(args, json.dumps({"r": args.r, "vectors": args.vectors, "seed": args.seed, "seconds": seconds,
+                                        "rows": rows}, indent=2) + "\n")
+        return 0
+    lines = [f"# f-bit dot-product pipeline vs the exact sum rounded once to FP32: r = {args.r}, {args.vectors} "
+             f"Gaussian vector pairs per format (sigma = 2^U(-8, 8) per vector, seed {args.seed})",
+             "# exact%: results bit-identical to the exact one; rel: |y - x| / |x|; norm: |y - x| / sum|a_i b_i|",
+             "format        W    f    exact%   rel_p50    rel_max    norm_max"]
+    for r_ in rows:
+        lines.append(f"{r_['format']:<13} {r_['W']:<4} {r_['f']:<4} {100 * r_['exact']:<8.2f} {r_['rel_p50']:<10.2e} "
+                     f"{r_['rel_max']:<10.2e} {r_['norm_max']:.2e}")
+    _write_report(args, "\n".join(lines) + "\n")
+    return 0
+
+
 def _parser():
     p = _Parser(prog="fpforge", description=__doc__)
     sub = p.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -396,6 +486,15 @@ def _parser():
     q.add_argument("--json", action="store_true", help="JSON rows instead of the table")
     q.add_argument("-o", "--output", default=None)
 
+    de = sub.add_parser("dot-error", help="error of the f-bit dot-product pipeline against the exact sum, as f varies")
+    de.add_argument("--formats", default=None, help="comma list (default mx9,mx6,mx4,mxfp8_e4m3,mxint8,e4m3,e5m2)")
+    de.add_argument("--f", default=None, help="comma list of window widths (default 8,12,16,20,24,32,48)")
+    de.add_argument("--r", type=int, default=64, help="elements per dot product (default 64)")
+    de.add_argument("--vectors", type=int, default=2000, help="vector pairs per format (default 2000)")
+    de.add_argument("--seed", type=int, default=0)
+    de.add_argument("--json", action="store_true", help="JSON rows instead of the table")
+    de.add_argument("-o", "--output", default=None)
+
     v = sub.add_parser("verilog", help="generate a unit's Verilog")
     _add_unit_options(v)
     v.add_argument("-o", "--output", default=None, help="output file (default stdout)")
@@ -414,11 +513,13 @@ def _parser():
     _add_unit_options(y)
     y.add_argument("--liberty", default=None, help="liberty file (default: fpforge's Nangate45-based cells)")
     y.add_argument("--json", action="store_true", help="print the JSON report")
+    y.add_argument("--keep-hierarchy", action="store_true",
+                   help="synthesize without flattening (faster for large dot units; area summed over the hierarchy)")
     y.add_argument("-o", "--output", default=None)
     return p
 
 
-_COMMANDS = {"qsnr": cmd_qsnr, "formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "verilog": cmd_verilog, "synth": cmd_synth,
+_COMMANDS = {"dot-error": cmd_dot_error, "qsnr": cmd_qsnr, "formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "verilog": cmd_verilog, "synth": cmd_synth,
              "sim": cmd_sim}
 
 

@@ -9,6 +9,7 @@ from ..golden.block import BlockFormat, MXFormat
 from ..golden.minifloat import with_denormals
 from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
+from .dot import DotProduct, RegisteredIO
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .pipeline import Pipeline
 
@@ -20,13 +21,16 @@ __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
 #: the generated file only (and back on at its end); every other -Wall warning stays an error in the tests.
 LINT_WAIVERS = ("WIDTHEXPAND", "WIDTHTRUNC", "UNUSEDSIGNAL", "DECLFILENAME", "PROCASSINIT", "CASEINCOMPLETE")
 
-UNITS = ("encoder", "decoder", "block-encoder", "block-decoder")
+UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
 
 
 def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
                nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0, paper_literal=False,
-               ieee_denormals=False):
-    """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline.
+               ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False):
+    """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline. ``dot``
+    builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
+    ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
+    output registers (:class:`RegisteredIO`, the paper's area method).
 
     The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
     formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
@@ -43,6 +47,18 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
         raise ValueError(f"latency must be an integer >= 0, not {latency!r}")
     if unit not in UNITS:
         raise ValueError(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
+    if unit == "dot":
+        if latency or rounding or saturate or nan_to_zero or paper_literal:
+            raise ValueError("a dot unit takes format, format_b, r, f, stages and raw (its pipeline depth is "
+                             "`stages`; it rounds once to FP32, nearest even)")
+        unit = DotProduct(format, r, f, fmt_b=format_b, stages=stages, raw=raw)
+        if io_registers:
+            if stages:
+                raise ValueError("io_registers wraps the combinational unit: use stages=0 with it")
+            return RegisteredIO(unit)
+        return unit
+    if io_registers:
+        raise ValueError("io_registers applies to dot units")
     fmt = get_format(format)
     block = isinstance(fmt, (BlockFormat, MXFormat))
     if unit.startswith("block-") != block:
@@ -78,6 +94,11 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
 
 
 def default_name(component):
+    if isinstance(component, RegisteredIO):
+        return default_name(component.core) + "_io"
+    if isinstance(component, DotProduct):
+        return (f"fpforge_dot_{component.config.name}" + ("_raw" if component.raw else "")
+                + (f"_s{component.stages}" if component.stages else ""))
     core = getattr(component, "core", component)
     if isinstance(core, BlockEncoder):
         name = f"fpforge_benc_{core.source.name}_{core.format.name}"

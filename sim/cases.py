@@ -18,8 +18,8 @@ from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, ge
 from ..golden.rng import DEFAULT_RAND_BITS
 from .vectors import DEFAULT_BIASES, stimulus_with_bias
 
-__all__ = ["UnitCase", "block_decoder_case", "block_encoder_case", "decoder_case", "encoder_case", "unit_case",
-           "wide_words"]
+__all__ = ["UnitCase", "block_decoder_case", "block_encoder_case", "decoder_case", "dot_bundle_case", "dot_case", "encoder_case",
+           "unit_case", "wide_words"]
 
 
 @dataclass
@@ -119,6 +119,8 @@ def decoder_case(cfg, *, biases=None):
 
 
 def unit_case(cfg, *, biases=None, **kwargs):
+    if cfg["unit"] == "dot":
+        return dot_case(cfg, **kwargs)
     if cfg["unit"] == "block-encoder":
         return block_encoder_case(cfg, **kwargs)
     if cfg["unit"] == "block-decoder":
@@ -219,3 +221,58 @@ def block_decoder_case(cfg, *, n_random=20_000, seed=1):
     labels = [(start, "encoded " + text) for start, text in enc_case.labels] + [(n_enc, "random bit patterns")]
     return UnitCase(inputs={"a": wide_words(words, fmt.block_bits)}, expected={"y": _lanes_words(y, 32)},
                     labels=labels)
+
+
+# -- dot products -----------------------------------------------------------------------------------------
+def dot_config(cfg):
+    """The :class:`fpforge.golden.dot.DotConfig` of a ``unit="dot"`` configuration."""
+    from ..golden.dot import DotConfig
+
+    return DotConfig(cfg["format"], cfg["r"], cfg["f"], cfg.get("format_b"))
+
+
+def _twos(values, bits):
+    """Signed integers (int64 or Python-int objects) as unsigned two's-complement words of ``bits``."""
+    mask = (1 << bits) - 1
+    ints = [int(v) & mask for v in np.asarray(values).reshape(-1).tolist()]
+    return wide_words(ints, bits) if bits > 64 else np.array(ints, np.uint64)
+
+
+def dot_case(cfg, *, n_random=20_000, seed=1, directed=True):
+    return dot_bundle_case([cfg], n_random=n_random, seed=seed, directed=directed, prefix=False)
+
+
+def dot_bundle_case(cfgs, *, n_random=20_000, seed=1, directed=True, prefix=True):
+    """The directed dot products of the (first) configuration (``sim.vectors.directed_dot_operands``), then
+    ``n_random`` random ones (``random_dot_operands``: quantized Gaussian data with spread block scales and
+    raw bit patterns), with golden FP32 results (and the raw sum/exponent for ``raw`` units) of every
+    configuration on those operands — outputs named ``u<k>_<port>`` (``prefix``) plus ``desync`` = 0 for a
+    bundle (:func:`fpforge.sim.regress.regress_bundle`)."""
+    from ..golden.dot import ScalarSet, dot, operand_words
+    from .vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
+
+    dc = dot_config(cfgs[0])
+    groups = []
+    if directed:
+        groups.append(directed_dot_operands(dc, seed))
+    if n_random:
+        groups.append(random_dot_operands(dc, n_random, seed + 1))
+    ops = concat_dot_operands(dc, groups)
+    case = UnitCase(labels=ops.labels)
+    case.inputs = {"a": operand_words(dc.a, ops.a), "b": operand_words(dc.b, ops.b)}
+    for side, fmt, sel in (("sel_a", dc.a, ops.sel_a), ("sel_b", dc.b, ops.sel_b)):
+        if isinstance(fmt, ScalarSet) and fmt.select_bits:
+            case.inputs[side] = np.asarray(sel, np.uint64)
+    for k, cfg in enumerate(cfgs):
+        ck = dot_config(cfg)
+        sel_a = ops.sel_a if isinstance(ck.a, ScalarSet) and ck.a.select_bits else None
+        sel_b = ops.sel_b if isinstance(ck.b, ScalarSet) and ck.b.select_bits else None
+        res = dot(ck, ops.a, None, ops.b, select_a=sel_a, select_b=sel_b)
+        pre = f"u{k}_" if prefix else ""
+        case.expected[pre + "y"] = res.y.astype(np.uint64)
+        if cfg.get("raw"):
+            case.expected[pre + "sum"] = _twos(res.sum, ck.acc_bits)
+            case.expected[pre + "exp"] = _twos(res.exp, ck.exp_bits)
+    if prefix:
+        case.expected["desync"] = np.zeros(case.size, np.uint64)
+    return case

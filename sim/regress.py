@@ -13,7 +13,7 @@ from ..hw.generate import build_unit, default_name, to_verilog
 from .cases import unit_case
 from .run import run_case
 
-__all__ = ["config_key", "default_lanes", "ports_of", "regress_unit", "stream_layouts"]
+__all__ = ["config_key", "default_lanes", "ports_of", "regress_bundle", "regress_unit", "stream_layouts"]
 
 
 def ports_of(component) -> dict:
@@ -46,7 +46,7 @@ def default_lanes(sim, vectors):
 
 
 def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", lanes=None, stream_vectors=None,
-                 stall=0.3, biases=None):
+                 stall=0.3, biases=None, directed=True):
     """Simulate the unit ``cfg`` (keywords of ``build_unit``) on ``sim`` against the golden model.
 
     Encoders get every (mode, sat) combination over all patterns of a 16-bit source, or ``vectors``
@@ -55,12 +55,15 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     8-bit formats: all 64), every vector with its own bias on the ``bias`` port. Block encoders get the
     directed blocks plus ``vectors`` random blocks under every enabled rounding; block decoders ``vectors``
     blocks (encoded ones and random bit patterns). Stream units (latency ≥ 1) run ``stream_vectors``
-    (default: all of them) with random stalls after an unstalled exact-latency
-    phase.
+    (default: all of them) with random stalls after an unstalled exact-latency phase. Dot units
+    (``unit="dot"``) get the directed dot products (unless ``directed`` is False) and ``vectors`` random
+    ones; ``stages`` >= 1 runs as a stream.
     """
     unit = build_unit(**cfg)
     name = default_name(unit)
     verilog = to_verilog(unit, name)
+    if cfg["unit"] == "dot":
+        return _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed)
     if cfg["unit"] == "encoder":
         case = unit_case(cfg, n_random=vectors, seed=seed, biases=biases)
     elif cfg["unit"] in ("block-encoder", "block-decoder"):
@@ -83,4 +86,52 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     pin, pout = stream_layouts(unit)
     return run_case(sim, verilog, name, ports_of(unit.core), case, build_dir, kind="stream",
                     latency=unit.latency, seed=seed, labels=case.labels, payload_in=pin, payload_out=pout,
+                    stall=stall)
+
+
+def _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed):
+    from .cases import dot_case
+
+    case = dot_case(cfg, n_random=vectors, seed=seed, directed=directed)
+    build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
+    if unit.stages == 0:
+        return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=1, seed=seed,
+                        labels=case.labels)
+    ports = {n: ("in", Shape.cast(s).width) for n, s in unit.input_ports.items()}
+    ports.update({n: ("out", Shape.cast(s).width) for n, s in unit.output_ports.items()})
+    pin, pout = stream_layouts(unit)
+    return run_case(sim, verilog, name, ports, case, build_dir, kind="stream", latency=unit.latency, seed=seed,
+                    labels=case.labels, payload_in=pin, payload_out=pout, stall=stall)
+
+
+def regress_bundle(cfgs, sim, *, vectors=20_000, seed=1, build_root="build/sim", stall=0.3, directed=True):
+    """Simulate several dot units (``unit="dot"`` configurations with the same operand formats, r and
+    stages, e.g. f = 16 and f = 32) in one model sharing one input stream (:mod:`fpforge.sim.bundle`),
+    each checked against its own golden results on the same operands; returns one :class:`Result`."""
+    from .bundle import bundle_wrapper
+    from .cases import dot_bundle_case
+
+    units = [build_unit(**c) for c in cfgs]
+    names = [default_name(u) for u in units]
+    if len({u.latency for u in units}) != 1 or units[0].latency < 1:
+        raise ValueError("bundled units must be streams with the same number of stages")
+    pin, _ = stream_layouts(units[0])
+    parts, pout, offset = [], [], 0
+    for k, (u, n) in enumerate(zip(units, names)):
+        uin, uout = stream_layouts(u)
+        if uin != pin[: len(uin)]:
+            raise ValueError(f"{n}: its input payload {uin} is not a prefix of {names[0]}'s {pin}")
+        w_in = sum(w for _, _, w in uin)
+        w_out = sum(w for _, _, w in uout)
+        pout += [(f"u{k}_{field}", offset + off, w) for field, off, w in uout]
+        parts.append((n, w_in, w_out))
+        offset += w_out
+    pout.append(("desync", offset, 1))
+    top = f"fpforge_bundle_{config_key({'units': [config_key(c) for c in cfgs]})}"
+    verilog = "".join(to_verilog(u, n) for u, n in zip(units, names)) + bundle_wrapper(top, parts)
+    case = dot_bundle_case(cfgs, n_random=vectors, seed=seed, directed=directed)
+    ports = {n: ("in", w) for n, _, w in pin}
+    ports.update({n: ("out", w) for n, _, w in pout})
+    return run_case(sim, verilog, top, ports, case, Path(build_root) / top, kind="stream",
+                    latency=units[0].latency, seed=seed, labels=case.labels, payload_in=pin, payload_out=pout,
                     stall=stall)

@@ -47,6 +47,15 @@ SHAPES = (
        dict(unit="block-decoder", format="mx6", latency=1),
        dict(unit="block-decoder", format="mxfp8_e5m2"),
        dict(unit="block-decoder", format="mxint8")]
+    # Dot-product units (hw/dot.py): every family, comb and stream, raw outputs, every register placement.
+    + [dict(unit="dot", format="mx9", r=32, f=16, raw=True),
+       dict(unit="dot", format="mx4", r=64, f=32, stages=2),
+       dict(unit="dot", format="fp8", r=4, f=24, stages=7, raw=True),
+       dict(unit="dot", format="e4m3", format_b="e5m2", r=2, f=8),
+       dict(unit="dot", format="mxint8", r=32, f=16, stages=6, raw=True),
+       dict(unit="dot", format="mxfp8_e5m2", format_b="mxfp4_e2m1", r=32, f=64, stages=1, raw=True),
+       dict(unit="dot", format="msfp12", r=48, f=12, stages=3),
+       dict(unit="dot", format="bdr_m3_k8_d3_k4_d2", r=16, f=12, stages=4, raw=True)]
 )
 
 

@@ -1,0 +1,568 @@
+"""The MX-style dot-product unit (seed 004 §IV-B, Fig. 6), generated from a :class:`fpforge.golden.dot.DotConfig`.
+
+``DotProduct(fmt, r, f, fmt_b=None, stages=0, raw=False)`` takes two operands per transfer — A and B, r
+elements each, in the packed layouts of their formats (``operand_layout``: r/k1 blocks of
+``fpforge.hw.block_layout``, block 0 in the low bits, or r scalar codes) — and delivers the FP32 dot
+product and, with ``raw``, the fixed-point sum and its exponent. It is the bit-exact twin of
+``fpforge.golden.dot.dot``; ``docs/dot.md`` has the diagram. Its parts, in pipeline order:
+
+====  ================  =========================================================================================
+part  name              what it does
+====  ================  =========================================================================================
+P1    products          per element: sign/magnitude (and exponent offset) decode, NaN/Inf classes; per lane a
+                        ``mag_a × mag_b`` multiplier (OCP FP: the product shifted by ``eoff_a + eoff_b``); the
+                        special classes reduced to three bits (NaN, +Inf, −Inf)
+P2    block trees       per k1-block an adder tree of the signed products; at depth log2(k2) each sub-block sum
+                        gets G guard bits and the conditional right shift by ``tau_a + tau_b``; block exponent
+                        ``X = Ea + Eb`` (the smallest X when the block sum is 0)
+P3    max exponent      a max tree over the r/k1 block exponents; per block the alignment distance
+P4    alignment         per block an arithmetic barrel shifter into the f-bit window, the sticky bit of what fell
+                        out, and the +1 correction for negative blocks that lost bits (truncation toward zero)
+P5    fixed-point tree  an adder tree of the r/k1 aligned blocks and their corrections; the raw exponent
+P6    normalize/round   leading-one detector, normalizing shift, the shared :class:`Rounder` (rne) to 24 bits or
+                        to the FP32 subnormal grid, exponent, overflow to ±Inf, the special-value override
+====  ================  =========================================================================================
+
+``stages = 0`` is purely combinational (ports ``a``, ``b``, ``sel_a``/``sel_b`` for ``fp8``, ``y``, ``sum``,
+``exp``). ``stages = S >= 1`` is a valid/ready stream (``i``/``o``, ``amaranth.lib.stream``) with S register
+stages placed at the part boundaries in the order :data:`STAGE_ORDER` (after P6 first, i.e. a registered
+output; beyond six stages extra output registers are added for retiming): one dot product per cycle when
+not stalled, the result exactly S cycles after its operands; all stages advance together unless the
+output holds an untaken result; ``valid`` never depends on ``ready``.
+"""
+
+from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import bits_for
+
+from ..golden.dot import DotConfig, ScalarSet
+from .block import block_layout
+from .convert import _highest_one
+from .rounding import Rounder
+
+__all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
+
+#: Part boundaries that get a register as ``stages`` grows: after P6 (the output), after P2 (block sums),
+#: after P4 (aligned addends), after P1 (products), after P5 (the sum), after P3 (max exponent).
+STAGE_ORDER = (6, 2, 4, 1, 5, 3)
+
+
+def operand_layout(fmt, r) -> data.ArrayLayout:
+    """The operand port: r/k1 blocks in their packed layout (block 0 lowest), or r scalar codes."""
+    if isinstance(fmt, ScalarSet):
+        return data.ArrayLayout(unsigned(fmt.bits), r)
+    return data.ArrayLayout(block_layout(fmt), r // fmt.k1)
+
+
+def _sbits(lo, hi):
+    """Width of a signed signal holding lo..hi."""
+    return max(bits_for(lo, True), bits_for(hi, True))
+
+
+def _tree(m, values, op, name):
+    """Balanced reduction of ``values`` with ``op`` (``"add"`` or ``"max"``), intermediate signals named."""
+    level = 0
+    while len(values) > 1:
+        nxt = []
+        for i in range(0, len(values) - 1, 2):
+            a, b = values[i], values[i + 1]
+            if op == "add":
+                out = Signal(signed(max(len(a), len(b)) + 1), name=f"{name}_l{level}_{i // 2}")
+                m.d.comb += out.eq(a + b)
+            else:
+                out = Signal(signed(max(len(a), len(b))), name=f"{name}_l{level}_{i // 2}")
+                m.d.comb += out.eq(Mux(a > b, a, b))
+            nxt.append(out)
+        if len(values) % 2:
+            nxt.append(values[-1])
+        values, level = nxt, level + 1
+    return values[0]
+
+
+class _Element:
+    """Decoded element signals: sign, magnitude (0 for NaN/Inf), eoff, nan, inf, zero."""
+
+    def __init__(self, sign, mag, eoff, nan, inf, zero):
+        self.sign, self.mag, self.eoff, self.nan, self.inf, self.zero = sign, mag, eoff, nan, inf, zero
+
+
+def _float_hw(el, code):
+    """(sign, significand with hidden bit, eoff, nan, inf) of a FloatFormat code (Values)."""
+    sign = code[el.bits - 1]
+    ef = code[el.mbits : el.mbits + el.ebits]
+    mf = code[: el.mbits]
+    sig = Cat(mf, ef != 0)
+    eoff = Mux(ef == 0, 0, ef - 1)
+    if el.nan == "ieee":
+        top = ef == el.exp_max_field
+        nan, inf = top & (mf != 0), top & (mf == 0)
+    elif el.nan == "fn":
+        nan, inf = code[: el.bits - 1] == el.sign_mask - 1, Const(0, 1)
+    elif el.nan == "fnuz":
+        nan, inf = code == el.sign_mask, Const(0, 1)
+    else:
+        nan, inf = Const(0, 1), Const(0, 1)
+    return sign, sig, eoff, nan, inf
+
+
+class DotProduct(wiring.Component):
+    """r-element dot product of two block (or scalar FP8) operands, FP32 result (``docs/dot.md``).
+
+    Parameters
+    ----------
+    fmt : str or descriptor, or DotConfig
+        Format of operand A: a BDR format (``mx9``, ``bdr(m, k1, d1, k2, d2)``, …), an OCP MX format, a narrow
+        float (``e4m3``, ``e5m2``) or ``fp8`` (E4M3 or E5M2 per operand at run time: ``sel_a``/``sel_b``
+        ports, 0 = E4M3, 1 = E5M2). A ``DotConfig`` carries r, f and B as well.
+    r : int
+        Elements per dot product, a multiple of k1.
+    f : int
+        Bits of the fixed-point window (sign included), 8..256.
+    fmt_b : str or descriptor, optional
+        Format of operand B (default A's); same family and block size.
+    stages : int
+        0: combinational; S >= 1: a valid/ready stream with S register stages (``latency`` = S).
+    raw : bool
+        Also output the raw fixed-point sum ``sum`` (signed, ``acc_bits``) and its exponent ``exp``
+        (signed): the finite result is exactly ``sum * 2**exp``.
+
+    Members
+    -------
+    a, b : In(operand_layout)
+        (stages = 0) The operands.
+    sel_a, sel_b : In(1)
+        (stages = 0, ``fp8`` operands) The element format of each operand.
+    y : Out(32)
+        (stages = 0) The FP32 result.
+    sum, exp : Out(signed)
+        (stages = 0, ``raw``) The raw result.
+    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b]))
+        (stages >= 1) Operands.
+    o : Out(stream.Signature(StructLayout y[, sum, exp]))
+        (stages >= 1) Results, ``latency`` cycles later when not stalled.
+
+    Raises
+    ------
+    ValueError
+        Bad format, r, f (the :class:`DotConfig` rules) or stages.
+    """
+
+    def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False):
+        cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
+        if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
+            raise ValueError(f"stages must be an integer >= 0, not {stages!r}")
+        self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
+        ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
+        for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
+            if isinstance(fmt_, ScalarSet) and fmt_.select_bits:
+                ins[side] = unsigned(fmt_.select_bits)
+        outs = {"y": unsigned(32)}
+        if self._raw:
+            outs["sum"] = signed(cfg.acc_bits)
+            outs["exp"] = signed(cfg.exp_bits)
+        self._ins, self._outs = ins, outs
+        if stages == 0:
+            members = {n: In(s) for n, s in ins.items()}
+            members.update({n: Out(s) for n, s in outs.items()})
+        else:
+            members = {"i": In(stream.Signature(data.StructLayout(ins))),
+                       "o": Out(stream.Signature(data.StructLayout(outs)))}
+        super().__init__(members)
+
+    # -- properties -------------------------------------------------------------------------------------
+    @property
+    def config(self) -> DotConfig:
+        return self._cfg
+
+    @property
+    def stages(self) -> int:
+        return self._stages
+
+    @property
+    def latency(self) -> int:
+        """Cycles from operands to result when not stalled (= stages; 0 for the combinational unit)."""
+        return self._stages
+
+    @property
+    def raw(self) -> bool:
+        return self._raw
+
+    @property
+    def boundaries(self) -> tuple:
+        """The part boundaries (1..6, see :data:`STAGE_ORDER`) that hold a register, in pipeline order."""
+        return tuple(sorted(STAGE_ORDER[: min(self._stages, len(STAGE_ORDER))]))
+
+    @property
+    def input_ports(self) -> dict:
+        """``{name: shape}`` of the operand ports (the stream payload fields)."""
+        return dict(self._ins)
+
+    @property
+    def output_ports(self) -> dict:
+        return dict(self._outs)
+
+    def describe(self):
+        text = self._cfg.describe()
+        if self._raw:
+            text += ", raw sum and exponent"
+        if self._stages:
+            text += f", {self._stages} stages at part boundaries {','.join(map(str, self.boundaries))}"
+            if self._stages > len(STAGE_ORDER):
+                text += f" + {self._stages - len(STAGE_ORDER)} output"
+        else:
+            text += ", combinational"
+        return text
+
+    # -- elaboration --------------------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        cfg = self._cfg
+        if self._stages == 0:
+            src = {n: getattr(self, n) for n in self._ins}
+            advance = None
+        else:
+            src = {n: getattr(self.i.p, n) for n in self._ins}
+            advance = Signal()
+            m.d.comb += [advance.eq(~self.o.valid | self.o.ready), self.i.ready.eq(advance)]
+
+        boundaries = set(self.boundaries)
+        valids = []
+        valid_in = self.i.valid if self._stages else None
+
+        def boundary(k, live):
+            nonlocal valid_in
+            if k not in boundaries:
+                return live
+            regs = {}
+            for name, v in live.items():
+                regs[name] = Signal(v.shape(), name=f"b{k}_{name}")
+            v = Signal(name=f"b{k}_valid")
+            with m.If(advance):
+                m.d.sync += [regs[n].eq(live[n]) for n in live]
+                m.d.sync += v.eq(valid_in)
+            valid_in = v
+            valids.append(v)
+            return regs
+
+        live = self._products(m, src)
+        live = boundary(1, live)
+        live = self._block_sums(m, live)
+        live = boundary(2, live)
+        live = self._max_exponent(m, live)
+        live = boundary(3, live)
+        live = self._align(m, live)
+        live = boundary(4, live)
+        live = self._sum(m, live)
+        live = boundary(5, live)
+        live = self._fp32(m, live)
+        live = boundary(6, live)
+        for k in range(len(STAGE_ORDER), self._stages):  # extra output registers
+            boundaries.add(7 + k)
+            live = boundary(7 + k, live)
+
+        dst = self if self._stages == 0 else self.o.p
+        for name in self._outs:
+            m.d.comb += getattr(dst, name).eq(live[name])
+        if self._stages:
+            m.d.comb += self.o.valid.eq(valid_in)
+        return m
+
+    # -- P1: element decode, products, special classes -------------------------------------------------------
+    def _decode(self, m, side, fmt, word, sel, j, name):
+        """Per element of block ``j`` of one operand: _Element list; plus block-level (scale, shifts)."""
+        cfg = self._cfg
+        k1 = cfg.k1
+        elems = []
+        if isinstance(fmt, ScalarSet):
+            code = word[j]
+            choices = []
+            for el in fmt.formats:
+                s, sig, eoff, nan, inf = _float_hw(el, code[: el.bits])
+                sig = Cat(Const(0, fmt.M - el.mbits), sig)
+                choices.append((s, sig, eoff + fmt.eoff_base(el), nan, inf))
+            sign, mag, eoff = Signal(name=f"{name}_s"), Signal(side.mag_bits, name=f"{name}_sig"), \
+                Signal(side.eoff_bits, name=f"{name}_eoff")
+            nan, inf = Signal(name=f"{name}_nan"), Signal(name=f"{name}_inf")
+            pick = list(choices[-1])  # the last choice also takes select values beyond the list
+            for idx in range(len(choices) - 2, -1, -1):
+                pick = [Mux(sel == idx, c, p) for c, p in zip(choices[idx], pick)]
+            m.d.comb += [sign.eq(pick[0]), mag.eq(pick[1]), eoff.eq(pick[2]), nan.eq(pick[3]), inf.eq(pick[4])]
+            zero = Signal(name=f"{name}_zero")
+            m.d.comb += zero.eq((mag == 0) & ~nan & ~inf)
+            masked = Signal(side.mag_bits, name=f"{name}_mag")
+            m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
+            return [_Element(sign, masked, eoff, nan, inf, zero)], None
+        blk = word[j]
+        if side.family == "bdr":
+            for i in range(k1):
+                code = blk.elem[i]
+                mag = code[: fmt.m]
+                elems.append(_Element(code[fmt.m], mag, Const(0, 1), Const(0, 1), Const(0, 1), mag == 0))
+            return elems, blk
+        el = fmt.element
+        block_nan = Signal(name=f"{name}_scale_nan")
+        m.d.comb += block_nan.eq(blk.scale == fmt.scale.nan_code)
+        for i in range(k1):
+            code = blk.elem[i]
+            if fmt.is_int:
+                s = code[el.bits - 1]
+                mag = Signal(side.mag_bits, name=f"{name}_{i}_abs")
+                m.d.comb += mag.eq(Mux(s, (~code + 1)[: el.bits], code))
+                eoff, nan, inf = Const(0, 1), Const(0, 1), Const(0, 1)
+            else:
+                s, mag, eoff, nan, inf = _float_hw(el, code)
+            zero = (mag == 0) & ~nan & ~inf
+            nan = nan | block_nan
+            masked = Signal(side.mag_bits, name=f"{name}_{i}_mag")
+            m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
+            ev = Signal(side.eoff_bits, name=f"{name}_{i}_eoff")
+            m.d.comb += ev.eq(eoff)
+            elems.append(_Element(s, masked, ev, nan, inf, zero))
+        return elems, blk
+
+    def _products(self, m, src):
+        cfg = self._cfg
+        sa, sb = cfg.sa, cfg.sb
+        live = {}
+        pnans, pposs, pnegs = [], [], []
+        prod_bits = sa.mag_bits + sb.mag_bits
+        if cfg.family == "ocp":
+            prod_bits += sa.eoff_max + sb.eoff_max
+        self._prod_bits = prod_bits
+        x_bits = _sbits(cfg.x_min, cfg.x_max)
+        for j in range(cfg.nb):
+            ea, blk_a = self._decode(m, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}")
+            eb, blk_b = self._decode(m, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}")
+            for i, (xa, xb) in enumerate(zip(ea, eb)):
+                p = Signal(prod_bits, name=f"p{j}_{i}")
+                if cfg.family == "ocp":
+                    m.d.comb += p.eq((xa.mag * xb.mag) << (xa.eoff + xb.eoff))
+                else:
+                    m.d.comb += p.eq(xa.mag * xb.mag)
+                neg = Signal(name=f"p{j}_{i}_neg")
+                m.d.comb += neg.eq(xa.sign ^ xb.sign)
+                live[f"p{j}_{i}"] = p
+                live[f"n{j}_{i}"] = neg
+                if cfg.specials:
+                    pnan = xa.nan | xb.nan | (xa.inf & xb.zero) | (xa.zero & xb.inf)
+                    pinf = (xa.inf | xb.inf) & ~pnan
+                    pnans.append(pnan)
+                    pposs.append(pinf & ~neg)
+                    pnegs.append(pinf & neg)
+            X = Signal(signed(x_bits), name=f"x{j}")
+            if cfg.family == "scalar":
+                m.d.comb += X.eq(ea[0].eoff + eb[0].eoff)
+            elif cfg.family == "bdr":
+                m.d.comb += X.eq(blk_a.scale - cfg.a.scale_bias + blk_b.scale - cfg.b.scale_bias)
+                for s in range(cfg.n_sub if cfg.G else 0):
+                    t = Signal(range(cfg.G + 1), name=f"tau{j}_{s}")
+                    ta = blk_a.shift[s] if cfg.a.d2 else 0
+                    tb = blk_b.shift[s] if cfg.b.d2 else 0
+                    m.d.comb += t.eq(ta + tb)
+                    live[f"tau{j}_{s}"] = t
+            else:
+                m.d.comb += X.eq(blk_a.scale - cfg.a.scale.bias + blk_b.scale - cfg.b.scale.bias)
+            live[f"x{j}"] = X
+        if cfg.specials:
+            nan, pos, ngt = Signal(name="sp_nan"), Signal(name="sp_pinf"), Signal(name="sp_ninf")
+            m.d.comb += [nan.eq(Cat(*pnans).any()), pos.eq(Cat(*pposs).any()), ngt.eq(Cat(*pnegs).any())]
+            live.update(sp_nan=nan, sp_pinf=pos, sp_ninf=ngt)
+        return live
+
+    # -- P2: block adder trees with the sub-block shift ----------------------------------------------------------
+    def _block_sums(self, m, live):
+        cfg = self._cfg
+        out = {k: v for k, v in live.items() if k.startswith("sp_")}
+        W = cfg.W
+        for j in range(cfg.nb):
+            signed_p = []
+            for i in range(cfg.k1):
+                p, neg = live[f"p{j}_{i}"], live[f"n{j}_{i}"]
+                sp = Signal(signed(len(p) + 1), name=f"sp{j}_{i}")
+                m.d.comb += sp.eq(Mux(neg, -p, p))
+                signed_p.append(sp)
+            subs = []
+            for s in range(cfg.n_sub):
+                part = _tree(m, signed_p[s * cfg.k2 : (s + 1) * cfg.k2], "add", f"t{j}_{s}")
+                if cfg.family == "bdr" and cfg.G:
+                    shifted = Signal(signed(len(part) + cfg.G), name=f"sh{j}_{s}")
+                    # the paper's conditional right shift at depth log2(k2), exact with G guard bits
+                    m.d.comb += shifted.eq((part << cfg.G) >> live[f"tau{j}_{s}"])
+                    part = shifted
+                subs.append(part)
+            total = _tree(m, subs, "add", f"blk{j}")
+            S = Signal(signed(W + 1), name=f"s{j}")
+            m.d.comb += S.eq(total)
+            X = Signal(live[f"x{j}"].shape(), name=f"xz{j}")
+            m.d.comb += X.eq(Mux(S == 0, cfg.x_min, live[f"x{j}"]))
+            out[f"s{j}"] = S
+            out[f"x{j}"] = X
+        return out
+
+    # -- P3: max exponent and alignment distances -------------------------------------------------------------
+    def _max_exponent(self, m, live):
+        cfg = self._cfg
+        out = {k: v for k, v in live.items() if k.startswith("sp_")}
+        out.update({f"s{j}": live[f"s{j}"] for j in range(cfg.nb)})
+        xs = [live[f"x{j}"] for j in range(cfg.nb)]
+        xm = Signal(xs[0].shape(), name="xmax")
+        m.d.comb += xm.eq(_tree(m, xs, "max", "xm"))
+        out["xmax"] = xm
+        W, f = cfg.W, cfg.f
+        r0 = max(0, W - (f - 1))
+        width = W + 1 + max(0, f - 1 - W)
+        for j in range(cfg.nb):
+            d = Signal(range(cfg.x_max - cfg.x_min + 1), name=f"d{j}")
+            m.d.comb += d.eq(xm - xs[j])
+            t = Signal(range(width + 1), name=f"t{j}")
+            with m.If(d + r0 >= width):
+                m.d.comb += t.eq(width)
+            with m.Else():
+                m.d.comb += t.eq(d + r0)
+            out[f"t{j}"] = t
+        return out
+
+    # -- P4: alignment into the f-bit window ------------------------------------------------------------------
+    def _align(self, m, live):
+        cfg = self._cfg
+        out = {k: v for k, v in live.items() if k.startswith("sp_") or k == "xmax"}
+        W, f = cfg.W, cfg.f
+        p = max(0, f - 1 - W)
+        width = W + 1 + p
+        for j in range(cfg.nb):
+            S, t = live[f"s{j}"], live[f"t{j}"]
+            x = Signal(signed(width), name=f"al{j}_x")
+            m.d.comb += x.eq(S << p)
+            fl = Signal(signed(width), name=f"al{j}_floor")
+            m.d.comb += fl.eq(x >> t)
+            below = Signal(width, name=f"al{j}_mask")  # ones below bit t: the bits shifted out
+            m.d.comb += below.eq(~(Const((1 << width) - 1, width) << t)[:width])
+            sticky = Signal(name=f"al{j}_sticky")
+            m.d.comb += sticky.eq((x.as_unsigned() & below).any())
+            A = Signal(signed(f), name=f"a{j}")
+            corr = Signal(name=f"c{j}")
+            m.d.comb += [A.eq(fl), corr.eq(S[-1] & sticky)]
+            out[f"a{j}"] = A
+            out[f"c{j}"] = corr
+        return out
+
+    # -- P5: the fixed-point adder tree -------------------------------------------------------------------------
+    def _sum(self, m, live):
+        cfg = self._cfg
+        out = {k: v for k, v in live.items() if k.startswith("sp_")}
+        addends = [live[f"a{j}"] for j in range(cfg.nb)]
+        corr = [Cat(live[f"c{j}"], Const(0, 1)).as_signed() for j in range(cfg.nb)]
+        total = _tree(m, addends, "add", "acc")
+        ncorr = _tree(m, corr, "add", "corr")
+        T = Signal(signed(cfg.acc_bits), name="sum")
+        m.d.comb += T.eq(total + ncorr)
+        E = Signal(signed(cfg.exp_bits), name="exp")
+        m.d.comb += E.eq(live["xmax"] + (cfg.c + cfg.W - (cfg.f - 1)))
+        out["sum"] = T
+        out["exp"] = E
+        return out
+
+    # -- P6: normalize and round to FP32 ---------------------------------------------------------------------
+    def _fp32(self, m, live):
+        cfg = self._cfg
+        T, E = live["sum"], live["exp"]
+        mb = cfg.acc_bits - 1  # |T| < 2**mb
+        wn = max(mb, 24)
+        neg = Signal(name="neg")
+        mag = Signal(mb, name="mag")
+        m.d.comb += [neg.eq(T[-1]), mag.eq(Mux(T[-1], -T, T))]
+        lead = _highest_one(m, mag, "lead")
+        ebits = max(cfg.exp_bits, bits_for(mb)) + 2
+        e = Signal(signed(ebits), name="lead_exp")
+        m.d.comb += e.eq(E + lead)
+        lsh = Signal(range(mb), name="norm_shift")
+        m.d.comb += lsh.eq(mb - 1 - lead)
+        norm = Signal(wn, name="norm")
+        m.d.comb += norm.eq((Cat(Const(0, wn - mb), mag) << lsh)[:wn])
+        sub = Signal(signed(max(ebits, 9) + 1), name="sub_shift")
+        m.d.comb += sub.eq(-126 - e)
+        shift = Signal(range(wn + 2), name="round_shift")
+        limit = wn + 1
+        with m.If(sub <= 0):
+            m.d.comb += shift.eq(wn - 24)
+        with m.Elif(sub >= limit - (wn - 24)):
+            m.d.comb += shift.eq(limit)
+        with m.Else():
+            m.d.comb += shift.eq(wn - 24 + sub)
+        m.submodules.rounder = rnd = Rounder(wn, len(shift), ("rne",))
+        m.d.comb += [rnd.sig.eq(norm), rnd.shift.eq(shift)]
+        field = Signal(range(256), name="exp_field")
+        big = Signal(name="exp_big")
+        m.d.comb += big.eq(e > 127)
+        with m.If(e >= -126):
+            m.d.comb += field.eq((e + 126)[:8])
+        bits = Signal(33, name="bits")
+        m.d.comb += bits.eq((field << 23) + rnd.q[:25])
+        y = Signal(32, name="y")
+        with m.If(mag == 0):
+            m.d.comb += y.eq(0)
+        with m.Elif(big | (bits >= 0x7F800000)):
+            m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
+        with m.Else():
+            m.d.comb += y.eq(Cat(bits[:31], neg))
+        if cfg.specials:
+            nan, pos, ngt = live["sp_nan"], live["sp_pinf"], live["sp_ninf"]
+            yo = Signal(32, name="y_special")
+            with m.If(nan | (pos & ngt)):
+                m.d.comb += yo.eq(0x7FC00000)
+            with m.Elif(pos):
+                m.d.comb += yo.eq(0x7F800000)
+            with m.Elif(ngt):
+                m.d.comb += yo.eq(0xFF800000)
+            with m.Else():
+                m.d.comb += yo.eq(y)
+            y = yo
+        out = {"y": y}
+        if self._raw:
+            out["sum"] = T
+            out["exp"] = E
+        return out
+
+
+class RegisteredIO(wiring.Component):
+    """A combinational component with every input and every output registered (free-running, no enable):
+    the area method of seed 004 §IV-B ("only inputs and outputs registered"), so that a synthesized unit
+    counts the flip-flops that hold its operands and result, as the paper's areas do. Same ports as the
+    core; results two cycles after their operands.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        Combinational unit with plain ``In``/``Out`` ports (e.g. ``DotProduct(..., stages=0)``).
+    """
+
+    def __init__(self, core):
+        self._core = core
+        super().__init__({name: (In if m.flow == In else Out)(m.shape)
+                          for name, m in core.signature.members.items()})
+
+    @property
+    def core(self):
+        return self._core
+
+    @property
+    def latency(self) -> int:
+        return 2
+
+    def describe(self):
+        return f"{self._core.describe()}; inputs and outputs registered (the area method of seed 004)"
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self._core
+        for name, member in core.signature.members.items():
+            port, inner = getattr(self, name), getattr(core, name)
+            reg = Signal(member.shape, name=f"r_{name}")
+            if member.flow == In:
+                m.d.sync += reg.eq(port)
+                m.d.comb += inner.eq(reg)
+            else:
+                m.d.sync += reg.eq(inner)
+                m.d.comb += port.eq(reg)
+        return m
