@@ -39,6 +39,36 @@ def golden_fp32_sample():
     return _golden_fp32_sample
 
 
+# -- cocotb regressions (tests/test_*regress.py) ---------------------------------------------------
+@pytest.fixture(scope="session")
+def simulators():
+    """``{name: reason}``: an empty reason where the simulator is usable."""
+    from fpforge.sim.run import available_simulators
+
+    return available_simulators()
+
+
+@pytest.fixture
+def regress(request, simulators):
+    """``regress(cfg, sim, **kwargs)``: ``regress_unit`` (a list of dot configurations: ``regress_bundle``)
+    on ``sim`` under ``build/test-sim``; skips, naming the reason, where the simulator is missing, and
+    fails unless every vector matched. Returns the :class:`~fpforge.sim.run.Result`."""
+    from fpforge.sim.regress import regress_bundle, regress_unit
+
+    build_root = request.config.rootpath / "build" / "test-sim"
+
+    def run(cfg, sim, **kwargs):
+        reason = simulators.get(sim)
+        if reason:
+            pytest.skip(f"{sim} not available: {reason}")
+        result = (regress_bundle if isinstance(cfg, list) else regress_unit)(cfg, sim, build_root=build_root,
+                                                                             **kwargs)
+        assert result.passed, result.summary()
+        return result
+
+    return run
+
+
 # -- scheduling ------------------------------------------------------------------------------------
 def pytest_collection_modifyitems(config, items):
     """Run the simulator and synthesis tests first (stable order otherwise).

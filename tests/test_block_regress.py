@@ -20,8 +20,6 @@ Budget (docs/block.md, "Simulation budget"): Verilator runs ~2,500 blocks/s here
 import pytest
 
 from fpforge.golden import get_format
-from fpforge.sim.regress import regress_unit
-from fpforge.sim.run import available_simulators
 
 FORMATS = [
     ("mx9", "fp32", 1), ("mx6", "bf16", 2), ("mx4", "fp32", 1), ("msfp16", "fp32", 1),
@@ -33,23 +31,8 @@ FAST = {"verilator": 20_000, "icarus": 0}
 SLOW = {"verilator": 1_000_000, "icarus": 20_000}
 
 
-@pytest.fixture(scope="session")
-def simulators():
-    return available_simulators()
-
-
-@pytest.fixture
-def build_root(request):
-    return request.config.rootpath / "build" / "test-sim-block"
-
-
-def _run(cfg, sim, simulators, build_root, vectors, seed=3, stall=0.15):
-    reason = simulators.get(sim)
-    if reason:
-        pytest.skip(f"{sim} not available: {reason}")
-    result = regress_unit(cfg, sim, build_root=build_root, vectors=vectors, seed=seed, stall=stall)
-    assert result.passed, result.summary()
-    return result
+def _run(regress, cfg, sim, vectors, seed=3, stall=0.15):
+    return regress(cfg, sim, vectors=vectors, seed=seed, stall=stall)
 
 
 def _encoder(fmt, source, latency):
@@ -60,9 +43,9 @@ def _encoder(fmt, source, latency):
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
 @pytest.mark.parametrize("fmt, source, latency", FORMATS, ids=[f[0] for f in FORMATS])
-def test_block_encoder_every_rounding_with_backpressure(fmt, source, latency, sim, simulators, build_root):
+def test_block_encoder_every_rounding_with_backpressure(fmt, source, latency, sim, regress):
     n = FAST[sim]
-    result = _run(_encoder(fmt, source, latency), sim, simulators, build_root, n)
+    result = _run(regress, _encoder(fmt, source, latency), sim, n)
     assert result.vectors >= n
 
 
@@ -75,18 +58,18 @@ DECODERS_FAST = [(f, lat, sim) for f, _, lat in FORMATS for sim in ("verilator",
 
 @pytest.mark.sim
 @pytest.mark.parametrize("fmt, latency, sim", DECODERS_FAST, ids=[f"{f}-{s}" for f, _, s in DECODERS_FAST])
-def test_block_decoder_with_backpressure(fmt, latency, sim, simulators, build_root):
+def test_block_decoder_with_backpressure(fmt, latency, sim, regress):
     n = FAST[sim]
-    result = _run(dict(unit="block-decoder", format=fmt, latency=latency), sim, simulators, build_root, n)
+    result = _run(regress, dict(unit="block-decoder", format=fmt, latency=latency), sim, n)
     assert result.vectors >= n
 
 
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
-def test_combinational_block_encoder_with_rand_port(sim, simulators, build_root):
+def test_combinational_block_encoder_with_rand_port(sim, regress):
     cfg = dict(unit="block-encoder", format="bdr_m5_k8_d4_k2_d3", source="bf16", rounding=("ta", "sr"),
                rand_bits=8, seed=5)
-    _run(cfg, sim, simulators, build_root, FAST[sim])
+    _run(regress, cfg, sim, FAST[sim])
 
 
 @pytest.mark.sim
@@ -94,10 +77,10 @@ def test_combinational_block_encoder_with_rand_port(sim, simulators, build_root)
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
 @pytest.mark.parametrize("unit", ("block-encoder", "block-decoder"))
 @pytest.mark.parametrize("fmt, source, latency", FORMATS, ids=[f[0] for f in FORMATS])
-def test_block_units_long(fmt, source, latency, unit, sim, simulators, build_root):
+def test_block_units_long(fmt, source, latency, unit, sim, regress):
     """make regress: 1M random blocks per configuration on Verilator (in chunks), 20k on Icarus."""
     cfg = _encoder(fmt, source, latency) if unit == "block-encoder" else dict(unit=unit, format=fmt,
                                                                              latency=latency)
     total, chunk = SLOW[sim], min(SLOW[sim], 100_000)
     for k in range(total // chunk):
-        _run(cfg, sim, simulators, build_root, chunk, seed=1000 + k)
+        _run(regress, cfg, sim, chunk, seed=1000 + k)

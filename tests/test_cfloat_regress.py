@@ -23,32 +23,11 @@ import numpy as np
 import pytest
 
 from fpforge.golden import get_format
-from fpforge.sim.regress import regress_unit
-from fpforge.sim.run import available_simulators
 from fpforge.sim.vectors import DEFAULT_BIASES, EXHAUSTIVE_BIASES, stimulus_with_bias
 
 SIMS = ("verilator", "icarus")
 CFLOAT = ("cfloat8_143", "cfloat8_152", "shp", "uhp")
 CFLOAT8 = ("cfloat8_143", "cfloat8_152")
-
-
-@pytest.fixture(scope="session")
-def simulators():
-    return available_simulators()
-
-
-@pytest.fixture
-def build_root(request):
-    return request.config.rootpath / "build" / "test-sim"
-
-
-def _run(cfg, sim, simulators, build_root, **kwargs):
-    reason = simulators.get(sim)
-    if reason:
-        pytest.skip(f"{sim} not available: {reason}")
-    result = regress_unit(cfg, sim, build_root=build_root, **kwargs)
-    assert result.passed, result.summary()
-    return result
 
 
 def _all_modes(fmt):
@@ -59,9 +38,9 @@ def _all_modes(fmt):
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("fmt", CFLOAT)
-def test_fp32_encoder_every_mode_every_bias(fmt, sim, simulators, build_root):
+def test_fp32_encoder_every_mode_every_bias(fmt, sim, regress):
     cfg = dict(unit="encoder", format=fmt, source="fp32", seed=31, **_all_modes(fmt))
-    result = _run(cfg, sim, simulators, build_root, vectors=100_000, seed=4)
+    result = regress(cfg, sim, vectors=100_000, seed=4)
     pairs = len(cfg["rounding"]) * (2 if "saturate" in cfg else 1)
     assert result.vectors // pairs >= 100_000
 
@@ -69,9 +48,9 @@ def test_fp32_encoder_every_mode_every_bias(fmt, sim, simulators, build_root):
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("fmt", CFLOAT8)
-def test_bf16_encoder_all_patterns_at_the_exhaustive_biases(fmt, sim, simulators, build_root):
+def test_bf16_encoder_all_patterns_at_the_exhaustive_biases(fmt, sim, regress):
     cfg = dict(unit="encoder", format=fmt, source="bf16", seed=32, **_all_modes(fmt))
-    result = _run(cfg, sim, simulators, build_root)
+    result = regress(cfg, sim)
     assert result.vectors == 65_536 * len(EXHAUSTIVE_BIASES) * len(cfg["rounding"])
 
 
@@ -92,8 +71,8 @@ def _opts_id(o):
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("opts", FIXED + [pytest.param(o, marks=pytest.mark.slow) for o in FIXED_SLOW],
                          ids=_opts_id)
-def test_encoder_fixed_options(opts, sim, simulators, build_root):
-    _run(dict(unit="encoder", **opts), sim, simulators, build_root, vectors=100_000, seed=6)
+def test_encoder_fixed_options(opts, sim, regress):
+    regress(dict(unit="encoder", **opts), sim, vectors=100_000, seed=6)
 
 
 STREAMS = [
@@ -106,14 +85,14 @@ STREAMS = [
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("cfg", STREAMS, ids=["encoder-cfloat8_143-l2", "decoder-shp-l1"])
-def test_stream_bias_changes_every_transfer(cfg, sim, simulators, build_root):
+def test_stream_bias_changes_every_transfer(cfg, sim, regress):
     """The first 12,000 vectors of the case, each with a different bias from its predecessor: the first
     200 unstalled (exact latency), the rest under random input gaps and output backpressure; the SR
     encoder's own xorshift32 must reproduce the golden codes for its seed."""
     if cfg["unit"] == "encoder":
         _, bias = stimulus_with_bias(cfg["format"], cfg["source"], 20_000, 9)
         assert np.all(np.diff(bias[:12_000].astype(np.int64)) != 0)
-    _run(cfg, sim, simulators, build_root, vectors=20_000, seed=9, stream_vectors=12_000)
+    regress(cfg, sim, vectors=20_000, seed=9, stream_vectors=12_000)
 
 
 DECODERS = [dict(format="cfloat8_143", target="fp32"), dict(format="cfloat8_152", target="bf16"),
@@ -127,9 +106,9 @@ DECODERS_SLOW = [dict(format="cfloat8_143", target="bf16"), dict(format="cfloat8
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("opts", DECODERS + [pytest.param(o, marks=pytest.mark.slow) for o in DECODERS_SLOW],
                          ids=_opts_id)
-def test_decoder_all_codes_all_biases(opts, sim, simulators, build_root):
+def test_decoder_all_codes_all_biases(opts, sim, regress):
     fmt = get_format(opts["format"])
-    result = _run(dict(unit="decoder", **opts), sim, simulators, build_root)
+    result = regress(dict(unit="decoder", **opts), sim)
     biases = 64 if fmt.bits == 8 else (len(DEFAULT_BIASES) if fmt.runtime_bias else 1)
     assert result.vectors == (1 << fmt.bits) * biases
 
@@ -139,27 +118,27 @@ def test_decoder_all_codes_all_biases(opts, sim, simulators, build_root):
 @pytest.mark.slow
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("fmt", CFLOAT8)
-def test_bf16_encoder_all_patterns_all_biases(fmt, sim, simulators, build_root):
+def test_bf16_encoder_all_patterns_all_biases(fmt, sim, regress):
     cfg = dict(unit="encoder", format=fmt, source="bf16", seed=33, **_all_modes(fmt))
     for chunk in range(8):  # 8 biases at a time
-        result = _run(cfg, sim, simulators, build_root, biases=range(8 * chunk, 8 * chunk + 8))
+        result = regress(cfg, sim, biases=range(8 * chunk, 8 * chunk + 8))
         assert result.vectors == 65_536 * 8 * len(cfg["rounding"])
 
 
 @pytest.mark.sim
 @pytest.mark.slow
 @pytest.mark.parametrize("sim", SIMS)
-def test_shp_decoder_all_biases(sim, simulators, build_root):
-    _run(dict(unit="decoder", format="shp", target="fp32"), sim, simulators, build_root, biases=range(64))
+def test_shp_decoder_all_biases(sim, regress):
+    regress(dict(unit="decoder", format="shp", target="fp32"), sim, biases=range(64))
 
 
 @pytest.mark.sim
 @pytest.mark.slow
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("fmt", CFLOAT)
-def test_fp32_encoder_ten_million(fmt, sim, simulators, build_root):
+def test_fp32_encoder_ten_million(fmt, sim, regress):
     """10 × 1M random FP32 operands per (mode, sat) pair, and the directed cases of all 64 biases."""
     cfg = dict(unit="encoder", format=fmt, source="fp32", seed=34, **_all_modes(fmt))
     for chunk in range(10):
         biases = range(64) if chunk == 0 else DEFAULT_BIASES
-        _run(cfg, sim, simulators, build_root, vectors=1_000_000, seed=2000 + chunk, biases=biases)
+        regress(cfg, sim, vectors=1_000_000, seed=2000 + chunk, biases=biases)

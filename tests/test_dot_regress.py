@@ -20,8 +20,6 @@ patterns). make regress: 1,000,000 random on Verilator (10 chunks), 100,000 on I
 
 import pytest
 
-from fpforge.sim.regress import regress_bundle, regress_unit
-from fpforge.sim.run import available_simulators
 
 
 def _dot(fmt, r, f, stages, raw=True, fmt_b=None):
@@ -45,57 +43,32 @@ BUNDLES = {
 FAST = 20_000
 
 
-@pytest.fixture(scope="session")
-def simulators():
-    return available_simulators()
-
-
-@pytest.fixture
-def build_root(request):
-    return request.config.rootpath / "build" / "test-sim-dot"
-
-
-def _skip(sim, simulators):
-    reason = simulators.get(sim)
-    if reason:
-        pytest.skip(f"{sim} not available: {reason}")
-
-
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
 @pytest.mark.parametrize("bundle", list(BUNDLES))
-def test_dot_units_with_backpressure(bundle, sim, simulators, build_root):
-    _skip(sim, simulators)
-    result = regress_bundle(BUNDLES[bundle], sim, vectors=FAST, seed=7, build_root=build_root, stall=0.15)
-    assert result.passed, result.summary()
+def test_dot_units_with_backpressure(bundle, sim, regress):
+    result = regress(BUNDLES[bundle], sim, vectors=FAST, seed=7, stall=0.15)
     assert result.vectors >= FAST + 100  # the directed dot products come first
 
 
 @pytest.mark.sim
-def test_combinational_dot_unit_on_icarus(simulators, build_root):
+def test_combinational_dot_unit_on_icarus(regress):
     """stages = 0: the purely combinational unit (one vector per 1 ns step); Verilator in make regress."""
-    _skip("icarus", simulators)
-    result = regress_unit(_dot("mx4", 32, 16, 0), "icarus", vectors=FAST, seed=11, build_root=build_root)
-    assert result.passed, result.summary()
+    regress(_dot("mx4", 32, 16, 0), "icarus", vectors=FAST, seed=11)
 
 
 @pytest.mark.sim
 @pytest.mark.slow
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
 @pytest.mark.parametrize("bundle", list(BUNDLES))
-def test_dot_units_long(bundle, sim, simulators, build_root):
+def test_dot_units_long(bundle, sim, regress):
     """make regress: 1,000,000 random dot products per bundle on Verilator (10 chunks), 100,000 on Icarus."""
-    _skip(sim, simulators)
     total = 1_000_000 if sim == "verilator" else 100_000
     for k in range(total // 100_000):
-        result = regress_bundle(BUNDLES[bundle], sim, vectors=100_000, seed=1000 + k, build_root=build_root,
-                                stall=0.15, directed=k == 0)
-        assert result.passed, result.summary()
+        regress(BUNDLES[bundle], sim, vectors=100_000, seed=1000 + k, stall=0.15, directed=k == 0)
 
 
 @pytest.mark.sim
 @pytest.mark.slow
-def test_combinational_dot_unit_on_verilator(simulators, build_root):
-    _skip("verilator", simulators)
-    result = regress_unit(_dot("mx4", 32, 16, 0), "verilator", vectors=100_000, seed=11, build_root=build_root)
-    assert result.passed, result.summary()
+def test_combinational_dot_unit_on_verilator(regress):
+    regress(_dot("mx4", 32, 16, 0), "verilator", vectors=100_000, seed=11)

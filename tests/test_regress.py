@@ -14,8 +14,6 @@ Long tier (`make regress`, marked slow): 10M random FP32 patterns per encoder co
 import pytest
 
 from fpforge.golden import get_format
-from fpforge.sim.regress import regress_unit
-from fpforge.sim.run import available_simulators
 
 FORMATS = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "e3m2", "e2m3", "e2m1")
 SOURCES = ("fp32", "fp16", "bf16")
@@ -23,33 +21,14 @@ SIMS = ("verilator", "icarus")
 ALL = ("rne", "ta", "rtz", "sr")
 
 
-@pytest.fixture(scope="session")
-def simulators():
-    return available_simulators()
-
-
-@pytest.fixture
-def build_root(request):
-    return request.config.rootpath / "build" / "test-sim"
-
-
-def _run(cfg, sim, simulators, build_root, **kwargs):
-    reason = simulators.get(sim)
-    if reason:
-        pytest.skip(f"{sim} not available: {reason}")
-    result = regress_unit(cfg, sim, build_root=build_root, **kwargs)
-    assert result.passed, result.summary()
-    return result
-
-
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_encoder_every_mode_and_saturation(fmt, source, sim, simulators, build_root):
+def test_encoder_every_mode_and_saturation(fmt, source, sim, regress):
     modes = get_format(fmt).roundings
     cfg = dict(unit="encoder", format=fmt, source=source, rounding=modes, saturate="runtime", seed=11)
-    result = _run(cfg, sim, simulators, build_root, vectors=100_000, seed=3)
+    result = regress(cfg, sim, vectors=100_000, seed=3)
     per_config = result.vectors // (2 * len(modes))
     assert per_config >= (65_536 if source != "fp32" else 100_000)
 
@@ -71,8 +50,8 @@ FIXED = [
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("opts", FIXED, ids=lambda o: "-".join(str(v) if not isinstance(v, tuple) else "+".join(v)
                                                              for v in o.values()))
-def test_encoder_fixed_options(opts, sim, simulators, build_root):
-    _run(dict(unit="encoder", **opts), sim, simulators, build_root, vectors=100_000, seed=5)
+def test_encoder_fixed_options(opts, sim, regress):
+    regress(dict(unit="encoder", **opts), sim, vectors=100_000, seed=5)
 
 
 STREAMS = [
@@ -89,16 +68,16 @@ STREAMS = [
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("cfg", STREAMS, ids=lambda c: f"{c['unit']}-{c['format']}-l{c['latency']}")
-def test_stream_latency_and_backpressure(cfg, sim, simulators, build_root):
-    _run(cfg, sim, simulators, build_root, vectors=20_000, seed=9, stream_vectors=12_000)
+def test_stream_latency_and_backpressure(cfg, sim, regress):
+    regress(cfg, sim, vectors=20_000, seed=9, stream_vectors=12_000)
 
 
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("target", SOURCES)
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_decoder_all_codes(fmt, target, sim, simulators, build_root):
-    result = _run(dict(unit="decoder", format=fmt, target=target), sim, simulators, build_root)
+def test_decoder_all_codes(fmt, target, sim, regress):
+    result = regress(dict(unit="decoder", format=fmt, target=target), sim)
     assert result.vectors == 1 << get_format(fmt).bits
 
 
@@ -106,10 +85,10 @@ def test_decoder_all_codes(fmt, target, sim, simulators, build_root):
 @pytest.mark.slow
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_encoder_fp32_ten_million(fmt, sim, simulators, build_root):
+def test_encoder_fp32_ten_million(fmt, sim, regress):
     """make regress: 10M random FP32 patterns per (mode, saturation) configuration."""
     modes = get_format(fmt).roundings
     cfg = dict(unit="encoder", format=fmt, source="fp32", rounding=modes, saturate="runtime", seed=21)
     for chunk in range(10):
-        result = _run(cfg, sim, simulators, build_root, vectors=1_000_000, seed=1000 + chunk)
+        result = regress(cfg, sim, vectors=1_000_000, seed=1000 + chunk)
         assert result.vectors // (2 * len(modes)) >= 1_000_000
