@@ -13,22 +13,13 @@ import time
 import warnings
 
 import numpy as np
+from timing import best
 
 from fpforge.golden import decode_block, encode_block
 from fpforge.golden.qsnr import gaussian_vectors, qsnr_table
 
 N = 10_000_000
-REPEATS = 3
 
-
-def best(fn):
-    fn()
-    times = []
-    for _ in range(REPEATS):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def gfloat_mx_e4m3(x):

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import best
 
 from fpforge.golden import decode, decode_block
 from fpforge.golden.dot import DotConfig, ScalarSet, dot, dot_exact, quantized_operands
@@ -21,17 +22,7 @@ from fpforge.golden.qsnr import gaussian_vectors
 
 N = 20_000
 R = 64
-REPEATS = 3
 
-
-def best(fn):
-    fn()
-    times = []
-    for _ in range(REPEATS):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def dequantized_einsum(cfg, a, b):

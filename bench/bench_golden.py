@@ -11,6 +11,7 @@ import warnings
 
 import ml_dtypes
 import numpy as np
+import timing
 
 from fpforge.golden import decode, encode, random_bits
 
@@ -19,13 +20,8 @@ REPEATS = 5
 
 
 def best(fn, repeats=REPEATS):
-    fn()
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+    return timing.best(fn, repeats)
+
 
 
 def main():

@@ -11,22 +11,13 @@ import time
 import warnings
 
 import numpy as np
+from timing import best
 
 from fpforge.golden import decode, encode, minifloat
 
 N = 10_000_000
-REPEATS = 3
 CHUNK = 1 << 24  # 2^24 patterns per chunk: 64 MiB of input, 16 MiB of codes
 
-
-def best(fn):
-    fn()
-    times = []
-    for _ in range(REPEATS):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def all_patterns_ta():
