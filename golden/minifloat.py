@@ -280,6 +280,15 @@ def _lut_index(src, x):
     return idx
 
 
+def _emin_and_subnormal_exp(fmt: FloatFormat, bias=None):
+    """``(emin, exponent of the denormal quantum's binade)``: the descriptor's, or from per-element run-time
+    ``bias`` values (the guide's CFloat denormals sit one binade below IEEE's)."""
+    if bias is None:
+        return fmt.emin, fmt.subnormal_exp
+    emin = 1 - bias
+    return emin, (emin - 1 if fmt.denormals == "cfloat" else emin)
+
+
 def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None):
     """The exact model (see the module docstring); ``bias``: per-element biases (run-time-bias formats)."""
     shape = x.shape
@@ -293,11 +302,7 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None
     finite = ~(nan | inf)
     nonzero = finite & (v != 0)
     M = fmt.mbits
-    if bias is None:
-        emin, sub_e = fmt.emin, fmt.subnormal_exp
-    else:
-        emin = 1 - bias
-        sub_e = emin - 1 if fmt.denormals == "cfloat" else emin
+    emin, sub_e = _emin_and_subnormal_exp(fmt, bias)
     with np.errstate(invalid="ignore", divide="ignore"):
         _, e = np.frexp(np.where(nonzero, v, 1.0))
     E = np.where(nonzero, e.astype(np.int64) - 1, emin)
@@ -414,11 +419,7 @@ def _code_values(fmt: FloatFormat, codes: np.ndarray, bias=None) -> np.ndarray:
     """float64 value of each code (``bias``: per-element biases of a run-time-bias format)."""
     sign, exp, man = _fields(fmt, codes)
     M = fmt.mbits
-    if bias is None:
-        emin, sub_e = fmt.emin, fmt.subnormal_exp
-    else:
-        emin = 1 - bias
-        sub_e = emin - 1 if fmt.denormals == "cfloat" else emin
+    emin, sub_e = _emin_and_subnormal_exp(fmt, bias)
     val = np.where(exp == 0, np.ldexp(man.astype(np.float64), sub_e - M),
                    np.ldexp((man + (1 << M)).astype(np.float64), exp + emin - 1 - M))
     if fmt.ftz:

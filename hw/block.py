@@ -96,6 +96,24 @@ class _Unpack(wiring.Component):
         return m
 
 
+def _round_at(m, lane, discard):
+    """Round ``lane.sig`` with ``discard`` (a signed expression: how many low bits of ``sig`` fall below
+    the result's LSB; clamped to 0 and to "everything") on a shared :class:`Rounder` driven by the lane's
+    ``mode``. Returns ``(rounder, raw)``: ``raw < 0`` means the value lies above the result's range."""
+    ms = len(lane.sig) - 1
+    limit = ms + 1 + Rounder.frac_bits_for(lane._roundings, lane._rand_bits)
+    raw = Signal(signed(14))
+    m.d.comb += raw.eq(discard)
+    shift = Signal(range(limit + 1))
+    with m.If(raw >= limit):
+        m.d.comb += shift.eq(limit)
+    with m.Elif(raw > 0):
+        m.d.comb += shift.eq(raw[: len(shift)])
+    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), lane._roundings, lane._rand_bits)
+    m.d.comb += [rnd.sig.eq(lane.sig), rnd.shift.eq(shift), rnd.mode.eq(lane.mode)]
+    return rnd, raw
+
+
 class _BdrLane(wiring.Component):
     """One BDR element: round ``sig * 2**(exp - ms)`` to a multiple of ``2**lsb`` and saturate."""
 
@@ -109,18 +127,8 @@ class _BdrLane(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        ms = self._src.mbits
         qmax = (1 << self._m) - 1
-        limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits)
-        raw = Signal(signed(14))
-        m.d.comb += raw.eq(self.lsb - self.exp + ms)
-        shift = Signal(range(limit + 1))
-        with m.If(raw >= limit):
-            m.d.comb += shift.eq(limit)
-        with m.Elif(raw > 0):
-            m.d.comb += shift.eq(raw[: len(shift)])
-        m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits)
-        m.d.comb += [rnd.sig.eq(self.sig), rnd.shift.eq(shift), rnd.mode.eq(self.mode)]
+        rnd, raw = _round_at(m, self, self.lsb - self.exp + self._src.mbits)
         if "sr" in self._roundings:
             m.d.comb += rnd.rand.eq(self.rand)
         q = Signal(self._m)
@@ -149,16 +157,7 @@ class _OcpLane(wiring.Component):
         ms = src.mbits
         if fmt.is_int:
             el = fmt.element
-            limit = ms + 1 + Rounder.frac_bits_for(self._roundings, self._rand_bits)
-            raw = Signal(signed(14))
-            m.d.comb += raw.eq(self.sexp - el.frac_bits - self.exp + ms)
-            shift = Signal(range(limit + 1))
-            with m.If(raw >= limit):
-                m.d.comb += shift.eq(limit)
-            with m.Elif(raw > 0):
-                m.d.comb += shift.eq(raw[: len(shift)])
-            m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits)
-            m.d.comb += [rnd.sig.eq(self.sig), rnd.shift.eq(shift), rnd.mode.eq(self.mode)]
+            rnd, raw = _round_at(m, self, self.sexp - el.frac_bits - self.exp + ms)
             q = Signal(el.bits)
             with m.If(self.nonzero & ((raw < 0) | (rnd.q > el.max_code))):
                 m.d.comb += q.eq(el.max_code)
