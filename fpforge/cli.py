@@ -519,8 +519,8 @@ def _parser():
     return p
 
 
-_COMMANDS = {"dot-error": cmd_dot_error, "qsnr": cmd_qsnr, "formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "verilog": cmd_verilog, "synth": cmd_synth,
-             "sim": cmd_sim}
+_COMMANDS = {"formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "qsnr": cmd_qsnr, "dot-error": cmd_dot_error,
+             "verilog": cmd_verilog, "synth": cmd_synth, "sim": cmd_sim}
 
 
 def main(argv=None):
@@ -530,7 +530,7 @@ def main(argv=None):
         args = _parser().parse_args(argv)
         return _COMMANDS[args.action](args)
     except UsageError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"fpforge: error: {e}", file=sys.stderr)
         return 2
     except (ValueError, KeyError, TypeError, SynthError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
