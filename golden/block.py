@@ -62,6 +62,7 @@ import re
 
 from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, get_format, register, source_of
 from .minifloat import _draws, code_dtype, decode, encode
+from .rounding import round_up
 
 __all__ = [
     "E8M0",
@@ -465,25 +466,16 @@ def _exponents(v, nz):
 
 
 def round_magnitude(v, lsb, rounding, draws=None, rand_bits=rng.DEFAULT_RAND_BITS, limit=None):
-    """``round(v / 2**lsb)`` for float64 magnitudes ``v`` (exact), the rule every encoder uses:
-    ``s = q0 + d``; up when ``rne``: d > 1/2 or (d = 1/2 and q0 odd); ``ta``: d >= 1/2; ``rtz``: never;
-    ``sr``: ``floor(d * 2**R) + rand >= 2**R``. ``limit`` caps ``s`` first (anything above saturates anyway;
-    keeps int64 safe). Returns int64."""
+    """``round(v / 2**lsb)`` for float64 magnitudes ``v`` (exact), with the rule every encoder uses
+    (:func:`fpforge.golden.rounding.round_up`; ``draws``: the ``sr`` bits). ``limit`` caps ``v / 2**lsb``
+    first (anything above saturates anyway; keeps int64 safe). Returns int64."""
     s = np.ldexp(v, (-lsb).astype(np.int32))
     if limit is not None:
         s = np.minimum(s, float(limit))
     q0 = np.floor(s)
     d = s - q0
     q0 = q0.astype(np.int64)
-    if rounding == "rne":
-        up = (d > 0.5) | ((d == 0.5) & ((q0 & 1) == 1))
-    elif rounding == "ta":
-        up = d >= 0.5
-    elif rounding == "rtz":
-        up = np.zeros(d.shape, bool)
-    else:
-        up = np.floor(np.ldexp(d, rand_bits)).astype(np.int64) + draws >= (1 << rand_bits)
-    return q0 + up
+    return q0 + round_up(q0, d, rounding, draws, rand_bits)
 
 
 def encode_block(fmt, x, *, rounding=None, seed=None, rand=None, rand_bits=rng.DEFAULT_RAND_BITS):

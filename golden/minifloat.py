@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng, tapered
+from .rounding import round_up
 from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
 
 __all__ = ["code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags"]
@@ -312,15 +313,7 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None
     d = s - q0
     q0 = q0.astype(np.int64)
 
-    if rounding == "rne":
-        up = (d > 0.5) | ((d == 0.5) & ((q0 & 1) == 1))
-    elif rounding == "ta":
-        up = d >= 0.5
-    elif rounding == "rtz":
-        up = np.zeros(d.shape, bool)
-    else:  # sr
-        r, rand_bits = draws
-        up = np.floor(np.ldexp(d, rand_bits)).astype(np.int64) + r >= (1 << rand_bits)
+    up = round_up(q0, d, rounding, *(draws if rounding == "sr" else ()))
     q = q0 + up
     mag = (np.maximum(E - emin, 0) << M) + q
     inexact = nonzero & (d != 0)

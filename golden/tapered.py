@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .formats import Flag, TaperedFormat
+from .rounding import round_up
 
 __all__ = ["HR_TA_BELOW", "classify", "encode_exact", "hr_threshold_bits", "value_table"]
 
@@ -120,16 +121,7 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
     d = s - q0
     q0 = q0.astype(np.int64)
 
-    if rounding == "rne":
-        up = (d > 0.5) | ((d == 0.5) & ((q0 & 1) == 1))
-    elif rounding == "ta":
-        up = d >= 0.5
-    elif rounding == "rtz":
-        up = np.zeros(d.shape, bool)
-    elif rounding == "sr":
-        rand, r_bits = draws
-        up = np.floor(np.ldexp(d, r_bits)).astype(np.int64) + rand >= (1 << r_bits)
-    elif rounding == "hr":
+    if rounding == "hr":
         k = hr_threshold_bits(src)
         f = np.floor(np.ldexp(d, k)).astype(np.int64)
         t = bits & 0x3FFF if k == 14 else ((bits & 1) << 1) | 1
@@ -137,8 +129,8 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
         if not paper_literal:
             sr_up &= d != 0
         up = np.where(np.abs(E) < HR_TA_BELOW, d >= 0.5, sr_up)
-    else:  # pragma: no cover - rejected by the caller
-        raise ValueError(rounding)
+    else:
+        up = round_up(q0, d, rounding, *(draws if rounding == "sr" else ()))
     r = np.ldexp((q0 + up).astype(np.float64), qe)
     # Inexact: the result differs from the operand. ``up`` with ``d == 0`` happens only under hr with
     # paper_literal (an exact value whose 14 low bits are zero rounds up), and is inexact too.
