@@ -150,8 +150,26 @@ def _check_int(name, value, lo, hi=None, rule=None):
         raise ValueError(f"BDR {name} must be an integer {rng_text}{rule or ''}, not {value!r}")
 
 
+class _BlockSize:
+    """Sizes of a block format from its ``fields`` (``(name, width, count)`` in layout order) and ``k1``."""
+
+    @property
+    def block_bits(self) -> int:
+        return sum(w * c for _, w, c in self.fields)
+
+    @property
+    def bits(self) -> int:
+        """Bits of one block (the "code" of a block format)."""
+        return self.block_bits
+
+    @property
+    def bits_per_element(self) -> Fraction:
+        """Block bits over k1, exactly (BDR: ``(m + 1) + d1/k1 + d2/k2``)."""
+        return Fraction(self.block_bits, self.k1)
+
+
 @dataclass(frozen=True)
-class BlockFormat:
+class BlockFormat(_BlockSize):
     """BDR(m, k1, d1, k2, d2) (seed 004 §III; SPEC-NOTES §5). See the module docstring for the semantics.
 
     Parameters
@@ -233,20 +251,6 @@ class BlockFormat:
         out.append(("elem", self.m + 1, self.k1))
         return tuple(out)
 
-    @property
-    def block_bits(self) -> int:
-        return sum(w * c for _, w, c in self.fields)
-
-    @property
-    def bits(self) -> int:
-        """Bits of one block (the "code" of a block format)."""
-        return self.block_bits
-
-    @property
-    def bits_per_element(self) -> Fraction:
-        """``(m + 1) + d1/k1 + d2/k2``, exactly."""
-        return Fraction(self.block_bits, self.k1)
-
     # -- exponents and values ---------------------------------------------------------------------
     @property
     def scale_bias(self) -> int:
@@ -291,7 +295,7 @@ class BlockFormat:
 
 
 @dataclass(frozen=True)
-class MXFormat:
+class MXFormat(_BlockSize):
     """An OCP Microscaling format: ``k1`` elements of ``element`` sharing one E8M0 scale.
 
     Parameters
@@ -346,18 +350,6 @@ class MXFormat:
     @property
     def fields(self) -> tuple:
         return (("scale", self.scale.bits, 1), ("elem", self.element.bits, self.k1))
-
-    @property
-    def block_bits(self) -> int:
-        return sum(w * c for _, w, c in self.fields)
-
-    @property
-    def bits(self) -> int:
-        return self.block_bits
-
-    @property
-    def bits_per_element(self) -> Fraction:
-        return Fraction(self.block_bits, self.k1)
 
     @property
     def max_value(self) -> float:
