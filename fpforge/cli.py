@@ -6,11 +6,13 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 
 import numpy as np
 
 __all__ = ["main", "write_atomic"]
+
+
+from .jobs import write_atomic
 
 
 class UsageError(Exception):
@@ -20,23 +22,6 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
         raise UsageError(f"{self.prog}: {message}")
-
-
-def write_atomic(path, data):
-    """Write ``data`` (str or bytes) to ``path`` through a temporary file and a rename."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fpforge-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, mode) as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _emit(args, text):
