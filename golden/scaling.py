@@ -300,7 +300,8 @@ def scale_from_amax(amax_value, fmt, *, margin=0, pow2=False, prev_scale=1.0, bi
     top = np.float64(format_max(fmt, bias)) * 2.0 ** -_margin(margin)
     if not isinstance(pow2, (bool, np.bool_)):
         raise FpforgeTypeError(f"pow2 must be True or False, not {pow2!r}")
-    a64 = a.astype(np.float64)
+    with np.errstate(invalid="ignore"):  # signalling NaNs
+        a64 = a.astype(np.float64)
     usable = np.isfinite(a64) & (a64 > 0)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         s = (top / np.where(usable, a64, 1.0)).astype(np.float32)  # float64 quotient: innocuous double rounding

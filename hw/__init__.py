@@ -8,6 +8,7 @@ from .generate import LINT_WAIVERS, build_unit, default_name, to_verilog
 from .pipeline import Pipeline
 from .rng import Xorshift32
 from .rounding import MODE_WIDTH, Rounder
+from .scaling import Fp32Multiplier, ScaledEncoder, ScaledEncoderCore
 
 __all__ = [
     "BlockDecoder",
@@ -16,6 +17,7 @@ __all__ = [
     "Decoder",
     "DotProduct",
     "Encoder",
+    "Fp32Multiplier",
     "HiF8Decoder",
     "HiF8Encoder",
     "LINT_WAIVERS",
@@ -23,6 +25,8 @@ __all__ = [
     "Pipeline",
     "RegisteredIO",
     "Rounder",
+    "ScaledEncoder",
+    "ScaledEncoderCore",
     "Xorshift32",
     "build_unit",
     "default_name",

@@ -12,6 +12,7 @@ from .convert import Decoder, Encoder
 from .dot import DotProduct, RegisteredIO
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .pipeline import Pipeline
+from .scaling import ScaledEncoder
 
 __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
 
@@ -21,16 +22,19 @@ __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
 #: the generated file only (and back on at its end); every other -Wall warning stays an error in the tests.
 LINT_WAIVERS = ("WIDTHEXPAND", "WIDTHTRUNC", "UNUSEDSIGNAL", "DECLFILENAME", "PROCASSINIT", "CASEINCOMPLETE")
 
-UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
+UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
 
 
 def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
                nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0, paper_literal=False,
-               ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False):
+               ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False, lanes=1,
+               scaling="fp32"):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline. ``dot``
     builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
     ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
-    output registers (:class:`RegisteredIO`, the paper's area method).
+    output registers (:class:`RegisteredIO`, the paper's area method). ``scaled-encoder`` builds a
+    :class:`~fpforge.hw.scaling.ScaledEncoder` (``lanes`` values per transfer, ``scaling`` ``fp32`` or
+    ``pow2``, ``latency`` >= 1).
 
     The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
     formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
@@ -47,6 +51,11 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
         raise ValueError(f"latency must be an integer >= 0, not {latency!r}")
     if unit not in UNITS:
         raise ValueError(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
+    if unit == "scaled-encoder":
+        return ScaledEncoder(format, source, lanes, scaling, rounding, saturate, nan_to_zero, rand_bits,
+                             ieee_denormals, paper_literal, latency, seed)
+    if lanes != 1 or scaling != "fp32":
+        raise ValueError("lanes and scaling apply to scaled-encoder units")
     if unit == "dot":
         if latency or rounding or saturate or nan_to_zero or paper_literal:
             raise ValueError("a dot unit takes format, format_b, r, f, stages and raw (its pipeline depth is "
@@ -100,6 +109,10 @@ def default_name(component):
         return (f"fpforge_dot_{component.config.name}" + ("_raw" if component.raw else "")
                 + (f"_s{component.stages}" if component.stages else ""))
     core = getattr(component, "core", component)
+    if isinstance(component, ScaledEncoder):
+        c = core.config
+        return (f"fpforge_senc_{c['source']}_{c['fmt'].name}_{c['scaling']}_x{c['lanes']}"
+                + ("_ieeedn" if c["ieee_denormals"] else "") + f"_l{component.latency}")
     if isinstance(core, BlockEncoder):
         name = f"fpforge_benc_{core.source.name}_{core.format.name}"
     elif isinstance(core, BlockDecoder):

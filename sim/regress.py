@@ -57,13 +57,18 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     blocks (encoded ones and random bit patterns). Stream units (latency ≥ 1) run ``stream_vectors``
     (default: all of them) with random stalls after an unstalled exact-latency phase. Dot units
     (``unit="dot"``) get the directed dot products (unless ``directed`` is False) and ``vectors`` random
-    ones; ``stages`` >= 1 runs as a stream.
+    ones; ``stages`` >= 1 runs as a stream. Scaled encoders (``unit="scaled-encoder"``) run ``vectors``
+    transfers of :func:`fpforge.sim.scaling.scaled_encoder_case` with stalls.
     """
     unit = build_unit(**cfg)
     name = default_name(unit)
     verilog = to_verilog(unit, name)
     if cfg["unit"] == "dot":
         return _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed)
+    if cfg["unit"] == "scaled-encoder":
+        from .scaling import regress_scaled
+        return regress_scaled(cfg, sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
+                              build_root=build_root, stall=stall)
     if cfg["unit"] == "encoder":
         case = unit_case(cfg, n_random=vectors, seed=seed, biases=biases)
     elif cfg["unit"] in ("block-encoder", "block-decoder"):
