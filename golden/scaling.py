@@ -127,6 +127,14 @@ def _scalar_format(fmt, bias=None):
         raise FpforgeValueError(str(e)) from None
 
 
+def _check_format(fmt, bias):
+    """A scalar format, with a bias if it takes one (a scalar or an array of per-element biases)."""
+    d = get_format(fmt)
+    if isinstance(d, (FloatFormat, TaperedFormat)) and (bias is None or np.ndim(bias) == 0):
+        return _scalar_format(d, bias)
+    return _scalar_format(d, None) if not getattr(d, "runtime_bias", False) else d
+
+
 def _margin(margin):
     if isinstance(margin, bool) or not isinstance(margin, (int, np.integer)) or not 0 <= margin <= MAX_MARGIN:
         raise FpforgeValueError(f"margin must be an integer in 0..{MAX_MARGIN}, not {margin!r}")
@@ -417,6 +425,7 @@ def scaled_encode_with_flags(fmt, x, scale=None, *, scale_exp=None, rounding=Non
     ``sr`` draws go to the values in C order. Returns ``(codes, flags)``."""
     if (scale is None) == (scale_exp is None):
         raise FpforgeValueError("give exactly one of scale (an FP32 value) and scale_exp (an integer k for 2**k)")
+    _check_format(fmt, bias)
     p, mflags = fp32_mul(x, scale) if scale_exp is None else pow2_mul(x, scale_exp)
     codes, flags = encode_with_flags(fmt, p, rounding=rounding, saturate=saturate, nan_to_zero=nan_to_zero,
                                      seed=seed, bias=bias, rand=rand, rand_bits=rand_bits,
@@ -438,6 +447,7 @@ def scale_to_fp8(x, scale, fmt, rounding=None, saturate=True, *, nan_to_zero=Fal
     an array broadcastable to ``x``); the unit itself accepts any FP32 scale
     (:func:`scaled_encode_with_flags`). An empty ``x`` gives empty codes.
     """
+    _check_format(fmt, bias)
     _fp32(scale, "scale", positive=True)
     return scaled_encode(fmt, x, scale, rounding=rounding, saturate=saturate, nan_to_zero=nan_to_zero, seed=seed,
                          bias=bias, ieee_denormals=ieee_denormals)
@@ -445,6 +455,7 @@ def scale_to_fp8(x, scale, fmt, rounding=None, saturate=True, *, nan_to_zero=Fal
 
 def unscale(codes, scale, fmt, *, bias=None, ieee_denormals=False) -> np.ndarray:
     """Dequantize: ``fp32(decode(codes) * scale_inv(scale))`` as float32 (NaN codes give NaN)."""
+    _check_format(fmt, bias)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals).astype(np.float64)
     inv = np.asarray(scale_inv(scale), np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
