@@ -314,6 +314,7 @@ class ScaledEncoder(wiring.Component):
         self._core = ScaledEncoderCore(fmt, source, lanes, scaling, roundings, saturate, nan_to_zero, rand_bits,
                                        ieee_denormals, paper_literal)
         self._pipe = Pipeline(self._core, latency, seed)
+        self._core._MustUse__silence = self._pipe._MustUse__silence = True  # elaborated with this unit
         members = self._core.signature.members
         ins = {n: mb for n, mb in members.items() if mb.flow == In}
         outs = {n: mb for n, mb in members.items() if mb.flow == Out}
