@@ -12,6 +12,7 @@ import numpy as np
 __all__ = ["main", "write_atomic"]
 
 
+from . import cmd_scale, cmd_scaling
 from .jobs import write_atomic
 
 
@@ -33,7 +34,11 @@ def _emit(args, text):
 
 # -- unit options shared by verilog / sim / synth --------------------------------------------------
 def _add_unit_options(p):
-    p.add_argument("unit", choices=["encoder", "decoder", "block-encoder", "block-decoder", "dot"], help="which unit")
+    from .cmd_scaling import add_unit_options
+
+    p.add_argument("unit", choices=["encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder"],
+                   help="which unit")
+    add_unit_options(p)
     p.add_argument("--format", "-f", default=None,
                    help="narrow format, or block format for block units (see `fpforge formats`); `bdr` with "
                         "--m --k1 --d1 --k2 --d2 for any BDR point (required except for dot)")
@@ -66,7 +71,8 @@ def _add_unit_options(p):
                    help="HiF8 hr: SR14 compares F14 >= T14 literally (exact values may round up)")
     p.add_argument("--ieee-denormals", action="store_true",
                    help="CFloat8/SHP: IEEE denormals 2^(1-bias)×0.m instead of the guide's 2^-bias×0.m")
-    p.add_argument("--latency", type=int, default=0, help="0: combinational; N: N-stage stream pipeline")
+    p.add_argument("--latency", type=int, default=None,
+                   help="0: combinational (default); N: N-stage stream pipeline (scaled-encoder: default 1)")
     p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr (default 16)")
     p.add_argument("--seed", type=int, default=0, help="generator seed of a stream unit with sr")
     p.add_argument("--name", default=None, help="Verilog module name")
@@ -135,10 +141,11 @@ def _dot_kwargs(args):
 
 
 def _unit_kwargs(args):
+    from .cmd_scaling import scaled_unit_kwargs
     from .golden.rng import DEFAULT_RAND_BITS
 
     if args.unit == "dot":
-        return _dot_kwargs(args)
+        return scaled_unit_kwargs(args, _dot_kwargs(args))
     if args.preset is not None or args.b_preset is not None or args.r is not None or args.f is not None \
             or args.stages or args.raw or args.io_registers:
         raise UsageError("--preset, --b-preset, --r, --f, --stages, --raw and --io-registers apply to dot units")
@@ -164,13 +171,13 @@ def _unit_kwargs(args):
     if args.unit.startswith("block-") and (args.saturate or args.sat_port or args.nan_to_zero or args.paper_literal):
         raise UsageError("block units always saturate: --saturate, --sat-port, --nan-to-zero and --paper-literal "
                          "apply to scalar encoders only")
-    return dict(
+    return scaled_unit_kwargs(args, dict(
         unit=args.unit, format=fmt.name, source=args.source, target=args.target, rounding=rounding,
         saturate="runtime" if args.sat_port else bool(args.saturate), nan_to_zero=args.nan_to_zero,
         **({"paper_literal": True} if args.paper_literal else {}),
         **({"ieee_denormals": True} if args.ieee_denormals else {}),
         latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
-    )
+    ))
 
 
 def _build(args):
@@ -363,7 +370,8 @@ def cmd_sim(args):
         if not get_format(kwargs["format"]).runtime_bias:
             raise UsageError(f"--biases applies to run-time-bias formats, not {kwargs['format']!r}")
     for sim in sims:
-        result = regress_unit(kwargs, sim, vectors=args.vectors, seed=args.seed_vectors,
+        vectors = args.vectors if args.vectors is not None else 10_000 if kwargs["unit"] == "scaled-encoder" else 100_000
+        result = regress_unit(kwargs, sim, vectors=vectors, seed=args.seed_vectors,
                               build_root=args.build_dir, biases=biases)
         print(result.summary())
         ok &= result.passed
@@ -487,7 +495,9 @@ def _parser():
     s = sub.add_parser("sim", help="run a unit's cocotb regression against the golden model")
     _add_unit_options(s)
     s.add_argument("--simulator", default="verilator", choices=["verilator", "icarus", "all"])
-    s.add_argument("--vectors", type=int, default=100_000, help="random FP32 vectors (16-bit sources: all)")
+    s.add_argument("--vectors", type=int, default=None,
+                   help="random FP32 vectors (default 100,000; 16-bit sources: all); scaled-encoder: transfers "
+                        "(default 10,000)")
     s.add_argument("--seed-vectors", type=int, default=1, help="seed of the random vectors and stalls")
     s.add_argument("--build-dir", default="build/sim", help="where simulator builds are cached")
     s.add_argument("--biases", default=None,
@@ -501,11 +511,14 @@ def _parser():
     y.add_argument("--keep-hierarchy", action="store_true",
                    help="synthesize without flattening (faster for large dot units; area summed over the hierarchy)")
     y.add_argument("-o", "--output", default=None)
+    cmd_scale.add_parser(sub)
+    cmd_scaling.add_parser(sub)
     return p
 
 
 _COMMANDS = {"formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "qsnr": cmd_qsnr, "dot-error": cmd_dot_error,
-             "verilog": cmd_verilog, "synth": cmd_synth, "sim": cmd_sim}
+             "verilog": cmd_verilog, "synth": cmd_synth, "sim": cmd_sim, "scale": cmd_scale.run,
+             "scaling-demo": cmd_scaling.run}
 
 
 def main(argv=None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-__all__ = ["plot_precision"]
+__all__ = ["plot_precision", "plot_scaling"]
 
 
 def plot_precision(formats, fmt="png", bias=None) -> bytes:
@@ -47,6 +47,45 @@ def plot_precision(formats, fmt="png", bias=None) -> bytes:
         ax.set_title("Significand precision over exponent")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        meta = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(buf, format=fmt, metadata=meta)
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def plot_scaling(result, title, fmt="png") -> bytes:
+    """The scaling demo's figure (``fpforge scaling-demo``): the tensor's amax per step, then the QSNR and
+    the saturated fraction per step for each recipe of :func:`fpforge.golden.scaling_demo.run_demo`'s
+    ``result``; PNG or SVG bytes (identical for identical inputs)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    steps = result["steps"]
+    with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none"}):
+        fig, axes = plt.subplots(3, 1, figsize=(9, 8.4), dpi=110, sharex=True,
+                                 gridspec_kw={"height_ratios": [1, 2, 1.4]})
+        axes[0].plot(steps, np.log2(result["amax"].astype(np.float64)), color="black", linewidth=1.2)
+        axes[0].set_ylabel("log2 amax")
+        axes[0].set_title(title)
+        styles = ("-", "--", "-.", ":")
+        for i, label in enumerate(result["labels"]):
+            kw = dict(label=label, linewidth=2.0 if i == 0 else 1.2, linestyle=styles[i % len(styles)],
+                      color="black" if i == 0 else None, zorder=10 if i == 0 else 2)
+            q = np.nan_to_num(result["qsnr"][label], posinf=np.nan)
+            axes[1].plot(steps, q, **kw)
+            axes[2].plot(steps, 100 * result["saturated"][label], **kw)
+        axes[1].set_ylabel("QSNR (dB)")
+        axes[1].set_ylim(bottom=min(0, axes[1].get_ylim()[0]))
+        axes[2].set_ylabel("saturated values (%)")
+        axes[2].set_xlabel("step")
+        for ax in axes:
+            ax.grid(True, alpha=0.3)
+        axes[1].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
         fig.tight_layout()
         buf = io.BytesIO()
         meta = {"Date": None} if fmt == "svg" else {"Software": None}

@@ -179,6 +179,7 @@ class ScaledEncoderCore(wiring.Component):
 
     def __init__(self, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
                  nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False):
+        self._MustUse__silence = True  # until the arguments are known good (an object that failed is not "unused")
         _check_choice(source, SCALED_SOURCES, "source of a scaled encoder")
         _check_choice(scaling, SCALINGS, "scaling")
         if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= 64:
@@ -204,6 +205,7 @@ class ScaledEncoderCore(wiring.Component):
             members["rand"] = In(lanes * rand_bits)
         members.update({"y": Out(lanes * fmt.bits), "flags": Out(lanes * len(Flag)), "amax": Out(32)})
         super().__init__(members)
+        self._MustUse__silence = False
 
     @property
     def config(self) -> dict:
@@ -308,6 +310,7 @@ class ScaledEncoder(wiring.Component):
     def __init__(self, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
                  nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False,
                  latency=1, seed=0):
+        self._MustUse__silence = True  # until the arguments are known good
         if isinstance(latency, bool) or not isinstance(latency, int) or latency < 1:
             raise FpforgeValueError(f"a scaled encoder is a stream (its running amax is a register): latency "
                                     f"must be an integer >= 1, not {latency!r}")
@@ -322,6 +325,7 @@ class ScaledEncoder(wiring.Component):
             "i": In(stream.Signature(_layout(ins, skip=("amax_prev", "rand")))),
             "o": Out(stream.Signature(_layout(outs))),
         })
+        self._MustUse__silence = False
 
     core = property(lambda self: self._core)
     latency = property(lambda self: self._pipe.latency)
