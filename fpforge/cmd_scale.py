@@ -34,6 +34,7 @@ def add_parser(subparsers):
     p.add_argument("--rounding", default=None, help="rounding of the cast (default: the format's first)")
     p.add_argument("--no-saturate", action="store_true", help="overflow gives Inf/NaN instead of ±max")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
     return p
 
 

@@ -70,6 +70,7 @@ def add_parser(subparsers):
                         "unless --no-area)")
     p.add_argument("--no-area", action="store_true", help="with --docs: leave the area section as it is")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=run)
     return p
 
 
