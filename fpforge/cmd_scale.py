@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "parse_numbers", "run"]
 
 
 def add_parser(subparsers):
@@ -38,15 +38,28 @@ def add_parser(subparsers):
     return p
 
 
-def _number(text, option):
+def parse_numbers(text, option, kind=float) -> tuple:
+    """The comma list ``text`` as a tuple of ``kind`` (empty items skipped); one line naming ``option`` if an
+    item is not a number."""
     from .golden.errors import FpforgeValueError
 
+    items = [t.strip() for t in text.split(",") if t.strip()]
     try:
-        value = float(text)
+        return tuple(kind(t) for t in items)
     except ValueError:
-        raise FpforgeValueError(f"{option} takes a number, not {text!r}") from None
+        what = "numbers" if kind is float else "integers"
+        raise FpforgeValueError(f"{option} takes {what} (a comma list), not {text!r}") from None
+
+
+def _number(text, option):
+    """One number, as the nearest FP32 value."""
+    from .golden.errors import FpforgeValueError
+
+    values = parse_numbers(text, option)
+    if len(values) != 1:
+        raise FpforgeValueError(f"{option} takes one number, not {text!r}")
     with np.errstate(over="ignore"):
-        return np.float32(value)
+        return np.float32(values[0])
 
 
 def _show(v):
@@ -65,11 +78,12 @@ def run(args) -> int:
     fmax = format_max(fmt, args.bias)
     values = None
     if args.values is not None:
-        items = [t.strip() for t in args.values.split(",") if t.strip()]
+        items = parse_numbers(args.values, "--values")
         if not items:
             raise FpforgeValueError("--values names no value (an empty tensor has amax 0, which keeps the "
                                     "previous scale: see docs/scaling.md)")
-        values = np.array([_number(t, "--values") for t in items], np.float32)
+        with np.errstate(over="ignore"):
+            values = np.array(items, np.float32)
     out = {"format": fmt.name, "f8_max": float(fmax), "margin": args.margin, "pow2": args.pow2}
     notes = []
     if args.scale is not None:

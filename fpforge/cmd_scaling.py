@@ -75,12 +75,10 @@ def add_parser(subparsers):
 
 
 def _ints(text, option):
+    from .cmd_scale import parse_numbers
     from .golden.errors import FpforgeValueError
 
-    try:
-        values = tuple(int(t) for t in text.split(",") if t.strip())
-    except ValueError:
-        raise FpforgeValueError(f"{option} takes a comma list of integers, not {text!r}") from None
+    values = parse_numbers(text, option, int)
     if not values:
         raise FpforgeValueError(f"{option} names no value")
     return values

@@ -7,6 +7,19 @@ import io
 __all__ = ["plot_precision", "plot_scaling"]
 
 
+def _save(fig, fmt) -> bytes:
+    """The figure as PNG or SVG bytes without a date or software stamp (identical bytes for identical
+    inputs), then closed."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    buf = io.BytesIO()
+    meta = {"Date": None} if fmt == "svg" else {"Software": None}
+    fig.savefig(buf, format=fmt, metadata=meta)
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def plot_precision(formats, fmt="png", bias=None) -> bytes:
     """The HiF8 paper's Fig. 1: significand precision (bits, hidden bit included, denormals normalized)
     against exponent for each format, as PNG or SVG bytes (identical bytes for identical inputs).
@@ -47,12 +60,7 @@ def plot_precision(formats, fmt="png", bias=None) -> bytes:
         ax.set_title("Significand precision over exponent")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
-        fig.tight_layout()
-        buf = io.BytesIO()
-        meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(buf, format=fmt, metadata=meta)
-        plt.close(fig)
-    return buf.getvalue()
+        return _save(fig, fmt)
 
 
 def plot_scaling(result, title, fmt="png") -> bytes:
@@ -86,9 +94,4 @@ def plot_scaling(result, title, fmt="png") -> bytes:
         for ax in axes:
             ax.grid(True, alpha=0.3)
         axes[1].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
-        fig.tight_layout()
-        buf = io.BytesIO()
-        meta = {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(buf, format=fmt, metadata=meta)
-        plt.close(fig)
-    return buf.getvalue()
+        return _save(fig, fmt)

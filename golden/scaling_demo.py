@@ -20,8 +20,8 @@ import numpy as np
 
 from .errors import FpforgeValueError
 from .formats import Flag, get_format
-from .scaling import (DelayedScaling, _fp32, _round_product, amax, format_max, fp32_mul, scale_from_amax,
-                      scaled_encode_with_flags, unscale)
+from .fp32mul import _round_product, fp32_mul, fp32_value
+from .scaling import DelayedScaling, amax, format_max, scale_from_amax, scaled_encode_with_flags, unscale
 from .minifloat import encode_with_flags
 
 __all__ = ["DEFAULT_HISTORIES", "DEFAULT_MARGINS", "double_rounding_table", "drifting_tensor", "log2_sigma",
@@ -120,7 +120,7 @@ def round_to_odd_product(x, scale):
     format with at least two fewer significand bits rounds exactly as a single rounding of the exact product
     would (the classic fix for double rounding). Used to measure what the RFC's double rounding costs."""
     x = np.asarray(x, np.float32)
-    s = _fp32(scale, "scale")
+    s = fp32_value(scale, "scale")
     with np.errstate(invalid="ignore", over="ignore"):
         exact = x.astype(np.float64) * s.astype(np.float64)
         p = exact.astype(np.float32)

@@ -50,7 +50,7 @@ def test_scale_json_and_the_amax_rules(capsys):
     (["--scale", "inf"], "not inf"),
     (["--amax", "-1"], "amax must be >= 0"),
     (["--values", ""], "--values names no value"),
-    (["--values", "1,x"], "--values takes a number, not 'x'"),
+    (["--values", "1,x"], "--values takes numbers (a comma list), not '1,x'"),
     ([], "give --amax A, --scale S or --values"),
     (["--scale", "2", "--pow2"], "--margin and --pow2 shape a scale computed from an amax"),
     (["--amax", "1", "--margin", "65"], "margin must be an integer in 0..64"),
@@ -116,7 +116,7 @@ def test_scaling_demo_tables_figure_and_docs(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("args,text", [
     (["--steps", "0"], "steps must be a positive integer, not 0"),
     (["--size", "-3"], "size must be a positive integer"),
-    (["--histories", "1,x"], "--histories takes a comma list of integers"),
+    (["--histories", "1,x"], "--histories takes integers (a comma list)"),
     (["--histories", "0"], "history_len must be an integer in 1..1048576, not 0"),
     (["--margins", "70"], "margin must be an integer in 0..64, not 70"),
     (["--figure", "a.jpg"], "--figure must end in .png or .svg"),
