@@ -134,7 +134,7 @@ def area_rows(fmt, rounding=None, *, lanes=AREA_LANES, sources=("fp32", "bf16"),
 
 
 def _demo_markdown(fmt, args, rows):
-    lines = [f"## Per-tensor scaling: current vs delayed ({fmt}, {args.steps} steps × {args.size} values)", "",
+    lines = [f"## Per-tensor scaling: current vs delayed ({fmt}, {args.steps} steps × {args.size} values)",
              "| recipe | mean QSNR (dB) | p5 QSNR | min QSNR | saturated, mean % | saturated, max % | "
              "steps saturating | flushed to zero, mean % |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -146,7 +146,7 @@ def _demo_markdown(fmt, args, rows):
 
 def _rounding_markdown(rows, n):
     lines = [f"## Double rounding: cast(fp32(x·s)) against one rounding of the exact x·s ({n:,} casts per format)",
-             "", "| format | rounding | casts | codes that differ | first example: x, scale → double / single |",
+             "| format | rounding | casts | codes that differ | first example: x, scale → double / single |",
              "|---|---|---:|---:|---|"]
     for r in rows:
         ex = r["example"]
@@ -157,7 +157,7 @@ def _rounding_markdown(rows, n):
 
 
 def _area_markdown(fmt, rows):
-    lines = [f"## Area of the scaled encoders beside the plain encoder ({fmt}, yosys onto fpforge45.lib)", "",
+    lines = [f"## Area of the scaled encoders beside the plain encoder ({fmt}, yosys onto fpforge45.lib)",
              "| unit | source | lanes | area (µm²) | GE | GE per lane | per lane ÷ plain | flip-flops | depth |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
@@ -224,5 +224,6 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"recipes": rows, "double_rounding": rounding_rows, "area": area}, indent=2))
         return 0
-    print(demo_md + "\n\n" + rounding_md + ("\n\n" + _area_markdown(fmt.name, area) if area else ""))
+    sections = [demo_md, rounding_md] + ([_area_markdown(fmt.name, area)] if area else [])
+    print("\n\n".join(m.replace("\n", "\n\n", 1) for m in sections))  # a blank line under each heading
     return 0
