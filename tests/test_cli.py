@@ -56,7 +56,7 @@ def test_verilog_writes_the_documented_ports_and_identical_bytes(tmp_path):
         (["verilog", "encoder", "--format", "e4m3", "--latency", "-1"], "latency must be an integer >= 0"),
         (["verilog", "encoder", "--format", "e4m3", "--source", "fp64"], "valid choices: fp32, fp16, bf16"),
         (["verilog", "decoder", "--format", "e4m3", "--target", "int8"], "valid choices: fp32, fp16, bf16"),
-        (["verilog", "adder", "--format", "e4m3"], "invalid choice: 'adder' (choose from 'encoder', 'decoder', 'block-encoder', 'block-decoder', 'dot')"),
+        (["verilog", "adder", "--format", "e4m3"], "invalid choice: 'adder' (choose from 'encoder', 'decoder', 'block-encoder', 'block-decoder', 'dot', 'scaled-encoder')"),
         (["synth", "encoder", "--format", "e4m3", "--liberty", "/nonexistent/x.lib"], "liberty"),
         (["sim", "encoder", "--format", "e4m3", "--simulator", "modelsim"], "choose from 'verilator', 'icarus', 'all'"),
         (["table", "nope"], "unknown format 'nope'"),
