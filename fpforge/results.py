@@ -77,8 +77,12 @@ def _commit() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short=10", "HEAD"], cwd=root, capture_output=True,
                               text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        # Generated outputs (this document, the figures beside it) do not make the sources dirty: a
+        # command writing several sections would otherwise mark all but the first.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                ":(exclude)docs/results.md", ":(exclude)docs/*.png", ":(exclude)docs/*.svg",
+                                ":(exclude)docs/*.csv"],
+                               cwd=root, capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown commit"
     if not head:
