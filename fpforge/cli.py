@@ -12,7 +12,8 @@ import numpy as np
 __all__ = ["main", "write_atomic"]
 
 
-from . import cmd_scale, cmd_scaling
+from . import cmd_prove, cmd_scale, cmd_scaling
+from .golden.errors import FpforgeError
 from .jobs import write_atomic
 
 
@@ -33,11 +34,10 @@ def _emit(args, text):
 
 
 # -- unit options shared by verilog / sim / synth --------------------------------------------------
-def _add_unit_options(p):
+def _add_unit_options(p, units=("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")):
     from .cmd_scaling import add_unit_options
 
-    p.add_argument("unit", choices=["encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder"],
-                   help="which unit")
+    p.add_argument("unit", choices=list(units), help="which unit")
     add_unit_options(p)
     p.add_argument("--format", "-f", default=None,
                    help="narrow format, or block format for block units (see `fpforge formats`); `bdr` with "
@@ -513,12 +513,13 @@ def _parser():
     y.add_argument("-o", "--output", default=None)
     cmd_scale.add_parser(sub)
     cmd_scaling.add_parser(sub)
+    cmd_prove.add_parser(sub)
     return p
 
 
 _COMMANDS = {"formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "qsnr": cmd_qsnr, "dot-error": cmd_dot_error,
              "verilog": cmd_verilog, "synth": cmd_synth, "sim": cmd_sim, "scale": cmd_scale.run,
-             "scaling-demo": cmd_scaling.run}
+             "scaling-demo": cmd_scaling.run, "prove": cmd_prove.run}
 
 
 def main(argv=None):
@@ -530,7 +531,7 @@ def main(argv=None):
     except UsageError as e:
         print(f"fpforge: error: {e}", file=sys.stderr)
         return 2
-    except (ValueError, KeyError, TypeError, SynthError) as e:
+    except (ValueError, KeyError, TypeError, SynthError, FpforgeError) as e:
         msg = e.args[0] if isinstance(e, KeyError) and e.args else str(e)
         print(f"fpforge: error: {msg}", file=sys.stderr)
         return 2

@@ -694,6 +694,7 @@ def synthesize(
     abc_script: str | None = None,
     keep_hierarchy: bool = False,
     timeout: float | None = _DEFAULT_TIMEOUT_S,
+    netlist: bool = False,
 ) -> dict:
     """Synthesize a Verilog design to Liberty cells and report its area.
 
@@ -716,6 +717,9 @@ def synthesize(
         the hierarchy; depth is measured on a flattened copy).
     timeout : float or None, default 600
         Seconds allowed for the yosys run.
+    netlist : bool, default False
+        Also return the mapped, flattened gate-level netlist as Verilog (``write_verilog -noattr``) under
+        the key ``netlist_verilog`` (what ``fpforge prove --netlist`` simulates).
 
     Returns
     -------
@@ -772,6 +776,7 @@ def synthesize(
                 f"read_liberty -lib {lib_name}",
                 "flatten",
                 "write_json netlist.json",
+                *(["write_verilog -noattr netlist.v"] if netlist else []),
                 "",
             ]
         )
@@ -808,7 +813,8 @@ def synthesize(
             raise SynthError(_one_line(f"yosys failed synthesizing {top!r}: {line}", work))
         try:
             stat = json.loads((work / "stat.json").read_text())
-            netlist = json.loads((work / "netlist.json").read_text())
+            netlist_json = json.loads((work / "netlist.json").read_text())
+            netlist_text = (work / "netlist.v").read_text() if netlist else None
         except (OSError, json.JSONDecodeError) as exc:
             raise SynthError(f"could not read yosys output for {top!r}: {exc}") from None
 
@@ -846,9 +852,9 @@ def synthesize(
     nand_area = nand.area if nand is not None else None
     ge = round(area / nand_area, 2) if nand_area else None
     flops = sum(n for t, n in cells.items() if lib.cells[t].has_ff)
-    depth = _logic_depth(netlist, top, lib)
+    depth = _logic_depth(netlist_json, top, lib)
 
-    return {
+    report = {
         "top": top,
         "liberty": lib_path.name,
         "abc_script": script,
@@ -862,6 +868,9 @@ def synthesize(
         "flip_flops": flops,
         "logic_depth": depth,
     }
+    if netlist:
+        report["netlist_verilog"] = netlist_text
+    return report
 
 
 def format_report(report: dict) -> str:

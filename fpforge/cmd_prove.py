@@ -1,0 +1,244 @@
+"""``fpforge prove``: check every input of a unit — fpforge's Verilog, a user's file, or the synthesized
+netlist — against the golden model with a Verilator C++ harness; ``fpforge prove all`` proves the record
+list (``make prove``) and writes its table to docs/results.md."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from .golden.errors import FpforgeValueError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers):
+    from .cli import _add_unit_options
+
+    p = subparsers.add_parser(
+        "prove", help="prove a unit on every input (Verilator C++ harness) against the golden model",
+        description="Simulate every input pattern of an encoder or decoder (default: all 2^32 for an FP32 source) "
+                    "under every (mode, sat) pair it has, and compare code and flags bit for bit with the golden "
+                    "model. Exit 1 on a mismatch. `prove all` proves the record list and writes docs/results.md.")
+    _add_unit_options(p, units=("encoder", "decoder", "all"))
+    g = p.add_argument_group("proof")
+    g.add_argument("--bias", action="append", default=None,
+                   help="run-time-bias formats: bias to prove at (repeat, comma list, or `all`; default 0,7,31,63 "
+                        "for encoders, all 64 for decoders)")
+    g.add_argument("--verilog", default=None, metavar="FILE",
+                   help="prove this Verilog file (same module name and ports as fpforge's unit; --name picks "
+                        "another module) instead of the generated one")
+    g.add_argument("--netlist", action="store_true",
+                   help="prove the gate-level netlist after synthesis (yosys onto --liberty; cells simulated from "
+                        "their liberty functions)")
+    g.add_argument("--liberty", default=None, help="liberty file for --netlist (default fpforge45.lib)")
+    g.add_argument("--range", default=None, metavar="START:END",
+                   help="input patterns START..END-1 (ints, 0x.. allowed; START:+COUNT; default all)")
+    g.add_argument("--jobs", type=int, default=None, help="local worker processes (default: all cores)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a Dask scheduler instead of local processes")
+    g.add_argument("--chunk", type=int, default=None, help="patterns per chunk, the unit of resumption (default 2^24)")
+    g.add_argument("--fresh", action="store_true", help="recompute chunks already recorded by an earlier run")
+    g.add_argument("--json", action="store_true", help="print the results as JSON")
+    a = p.add_argument_group("prove all")
+    a.add_argument("--only", default=None, help="prove only the record's units whose module name contains this")
+    a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
+    return p
+
+
+def _parse_range(text, domain):
+    if text is None:
+        return 0, domain
+    try:
+        lo, hi = text.split(":")
+        start = int(lo, 0) if lo.strip() else 0
+        end = domain if not hi.strip() else start + int(hi[1:], 0) if hi.strip().startswith("+") else int(hi, 0)
+    except ValueError:
+        raise FpforgeValueError(f"--range takes START:END or START:+COUNT (e.g. 0x3f800000:0x40000000), "
+                                f"not {text!r}") from None
+    if not 0 <= start < end <= domain:
+        raise FpforgeValueError(f"--range {text} is not inside the unit's input patterns 0:{domain:#x}")
+    return start, end
+
+
+def _parse_biases(values):
+    if values is None:
+        return None
+    out = []
+    for v in values:
+        for part in v.split(","):
+            part = part.strip()
+            if part == "all":
+                out.extend(range(64))
+            elif part:
+                try:
+                    out.append(int(part, 0))
+                except ValueError:
+                    raise FpforgeValueError(f"--bias takes integers 0..63 or `all`, not {part!r}") from None
+    return tuple(dict.fromkeys(out))
+
+
+def _check_parallel(args):
+    if args.jobs is not None and args.jobs < 1:
+        raise FpforgeValueError(f"--jobs must be positive, not {args.jobs}")
+    if args.jobs is not None and args.scheduler is not None:
+        raise FpforgeValueError("choose one of --jobs (local processes) and --scheduler (a Dask cluster)")
+    if args.chunk is not None and args.chunk < 1:
+        raise FpforgeValueError(f"--chunk must be positive, not {args.chunk}")
+
+
+#: Mismatches printed per condition (the JSON output has up to 10).
+SHOWN = 3
+
+
+def _mismatch_line(m, cond, unit):
+    """``a=0x43e00000 (448) rne sat=0: expected y=0x7e flags=0x00, got ...`` for one mismatch."""
+    import numpy as np
+
+    from .golden import SOURCES
+
+    def fields(values):
+        return " ".join(f"{k}={v:#0{2 + (unit.ports[k][1] + 3) // 4}x}" for k, v in values.items())
+
+    a = f"a={m['a']:#0{2 + (unit.a_bits + 3) // 4}x}"
+    if unit.cfg["unit"] == "encoder":
+        src = SOURCES[unit.cfg["source"]]
+        word = np.array([m["a"]], np.uint32 if src.bits == 32 else np.uint16)
+        a += f" ({float(word.view(src.dtype)[0]):.9g})"
+    rand = f" rand={m['rand']:#0{2 + (unit.ports['rand'][1] + 3) // 4}x}" if cond.mode == "sr" else ""
+    return f"    {a} {cond.label()}{rand}: expected {fields(m['expected'])}, got {fields(m['actual'])}"
+
+
+def _rate(vectors, seconds):
+    rate = vectors / seconds if seconds else 0.0
+    return f"{rate / 1e6:.1f} M/s" if rate >= 1e6 else f"{rate / 1e3:.0f} k/s"
+
+
+def _result_line(r):
+    status = "proved" if r.passed else "FAILED" if r.mismatches else "partial"
+    resumed = f" ({r.resumed} of {r.chunks} chunks from an earlier run)" if r.resumed else ""
+    return (f"  {r.condition.label():<18} {r.vectors:>15,} vectors {r.mismatches:>9,} mismatches {r.seconds:8.1f} s "
+            f"{_rate(r.vectors, r.seconds):>10}  {status}{resumed}")
+
+
+def _unit_of(args, kwargs):
+    from .sim.prove_unit import ProofUnit
+
+    if args.verilog is not None and args.netlist:
+        raise FpforgeValueError("choose one of --verilog FILE and --netlist")
+    if args.liberty is not None and not args.netlist:
+        raise FpforgeValueError("--liberty applies with --netlist")
+    if args.verilog is not None:
+        return ProofUnit.from_file(kwargs, args.verilog, args.name)
+    if args.netlist:
+        return ProofUnit.netlist(kwargs, args.liberty, args.name)
+    return ProofUnit.generated(kwargs, args.name)
+
+
+def _prove_one(args):
+    from .cli import _unit_kwargs
+    from .sim.prove import CHUNK, prove
+
+    if args.only is not None or args.list:
+        raise FpforgeValueError("--only and --list apply to `fpforge prove all`")
+    kwargs = _unit_kwargs(args)
+    _check_parallel(args)
+    biases = _parse_biases(args.bias)
+    unit = _unit_of(args, kwargs)
+    conditions = unit.conditions(biases)
+    start, end = _parse_range(args.range, unit.domain)
+    seed = args.seed
+    digits = 2 + (unit.a_bits + 3) // 4
+    if not args.json:
+        print(f"proving {unit.top} ({unit.origin}; Verilog sha256 {unit.verilog_hash}): {unit.describe()}")
+        draws = f"; sr draws: seed {seed}" if "rand" in unit.ports else ""
+        print(f"  inputs a = {start:#0{digits}x}..{end - 1:#0{digits}x} ({end - start:,} patterns) under "
+              f"{len(conditions)} condition{'s' * (len(conditions) != 1)}{draws}")
+    verbose = len(conditions) <= 16 and not args.json
+    t0 = time.perf_counter()
+
+    def report(r):
+        if verbose or (r.mismatches and not args.json):
+            print(_result_line(r))
+        if r.mismatches and not args.json:
+            for m in r.first[:SHOWN]:
+                print(_mismatch_line(m, r.condition, unit))
+        sys.stdout.flush()
+
+    results = prove(unit, conditions, start=start, end=end, seed=seed, chunk=args.chunk or CHUNK, jobs=args.jobs,
+                    scheduler=args.scheduler, store=not args.fresh, progress=not args.json, on_result=report)
+    wall = time.perf_counter() - t0
+    vectors = sum(r.vectors for r in results)
+    bad = [r for r in results if r.mismatches]
+    if args.json:
+        print(json.dumps([dict(condition=r.condition._asdict(), unit=r.unit, origin=r.origin, verilog_hash=r.verilog_hash,
+                               start=r.start, end=r.end, vectors=r.vectors, mismatches=r.mismatches, first=r.first,
+                               seconds=r.seconds, harness_cpu=r.harness_cpu, golden_cpu=r.golden_cpu,
+                               chunks=r.chunks, resumed=r.resumed) for r in results], indent=2))
+    else:
+        verdict = (f"FAILED: {sum(r.mismatches for r in bad):,} mismatches under {len(bad)} of {len(results)} "
+                   "conditions") if bad else "PROVED" if end - start == unit.domain else "no mismatch in the range"
+        print(f"{verdict}: {vectors:,} vectors in {wall:.1f} s ({_rate(vectors, wall)})")
+    return 1 if bad else 0
+
+
+def _prove_all(args):
+    from .results import machine, write_section
+    from .sim.prove import PROOF_SEED, executor, prove
+    from .sim.prove_table import record_configs, row_key, row_store, table_markdown
+    from .sim.prove_unit import ProofUnit
+
+    given = [o for o in ("format", "verilog", "range", "bias", "preset", "rounding") if getattr(args, o, None)]
+    given += [o for o in ("netlist", "saturate", "sat_port", "fresh", "json") if getattr(args, o, False)]
+    if given:
+        raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --jobs and "
+                                f"--scheduler, not --{given[0].replace('_', '-')}")
+    _check_parallel(args)
+    units = [ProofUnit.generated(cfg) for cfg in record_configs()]
+    selected = [u for u in units if args.only is None or args.only in u.top]
+    if not selected:
+        raise FpforgeValueError(f"--only {args.only!r} matches none of {', '.join(u.top for u in units)}")
+    if args.list:
+        n = sum(len(u.conditions()) for u in selected)
+        for u in selected:
+            print(f"{u.top:<32} {len(u.conditions()):>3} conditions  {u.describe()}")
+        print(f"{len(selected)} units, {n} proofs of 2^32 inputs ({n * 2**32:,} vectors)")
+        return 0
+    rows = row_store()
+    t0 = time.perf_counter()
+    with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
+        for unit in selected:
+            todo = []
+            for cond in unit.conditions():
+                rec = rows.get(row_key(unit, cond, PROOF_SEED))
+                if rec is None:
+                    todo.append(cond)
+                else:
+                    print(f"  {unit.top} {cond.label()}: proved earlier ({rec['date']}, {rec['mismatches']} mismatches)")
+            if not todo:
+                continue
+            print(f"proving {unit.top} ({unit.describe()}; Verilog sha256 {unit.verilog_hash}): {len(todo)} conditions")
+
+            def record(r, unit=unit):
+                rows.put(row_key(unit, r.condition, PROOF_SEED),
+                         dict(vectors=r.vectors, mismatches=r.mismatches, first=r.first, seconds=r.seconds,
+                              resumed=r.resumed, date=r.date, machine=machine()))
+                print(_result_line(r))
+                for m in r.first[:SHOWN]:
+                    print(_mismatch_line(m, r.condition, unit))
+                sys.stdout.flush()
+
+            prove(unit, todo, seed=PROOF_SEED, pool=pool, on_result=record)
+    table = [(u, c, rows.get(row_key(u, c, PROOF_SEED))) for u in units for c in u.conditions()]
+    path = write_section("proofs", table_markdown(table, total_seconds=time.perf_counter() - t0), command="make prove")
+    bad = sum(1 for _, _, rec in table if rec is not None and rec["mismatches"])
+    print(f"{'FAILED' if bad else 'done'}: {sum(rec is not None for _, _, rec in table)} of {len(table)} rows proved or "
+          f"run, {bad} with mismatches; table written to {path}")
+    return 1 if bad else 0
+
+
+def run(args) -> int:
+    """Run ``fpforge prove``; 0 when everything proved, 1 on a mismatch (bad input raises)."""
+    if args.unit == "all":
+        return _prove_all(args)
+    return _prove_one(args)

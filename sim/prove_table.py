@@ -1,0 +1,78 @@
+"""The proof record (``make prove``): every FP32 -> 8-bit encoder shape in every mode and saturation pair,
+proved over all 2**32 inputs, and the table of the results (``docs/results.md``, section ``proofs``).
+
+The list comes from the format registry, so formats added later (IEEE P3109, variants) join it with no
+change here: every scalar format of at most 8 bits gets an FP32-source encoder built with all of its
+roundings and a run-time ``sat`` port; a run-time-bias format (CFloat8) is proved at each bias of
+:data:`~fpforge.sim.prove_unit.DEFAULT_BIASES` (0, 7, 31, 63). Each finished row is recorded with its
+wall time, date and machine, so a run that is interrupted, or done in parts (``--only``), ends with one
+table of every row; rows not proved yet say so.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..golden import SOURCES, get_format, list_formats
+from ..jobs import cache_dir
+from .prove_unit import ProofUnit
+
+try:
+    from ..jobs import Store
+except ImportError:
+    from ._jobs_standin import Store
+
+__all__ = ["record_configs", "row_key", "row_store", "table_markdown"]
+
+
+def record_configs() -> list:
+    """Unit configurations of the record: FP32 -> every registered scalar format of at most 8 bits, all of
+    its roundings, run-time saturation."""
+    out = []
+    for name in list_formats():
+        fmt = get_format(name)
+        if name in SOURCES or getattr(fmt, "kind", None) == "block" or fmt.bits > 8:
+            continue
+        out.append(dict(unit="encoder", format=name, source="fp32", rounding=tuple(fmt.roundings),
+                        saturate="runtime"))
+    return out
+
+
+def row_store():
+    """Where finished rows (a condition proved over the whole domain) are recorded."""
+    return Store(cache_dir("prove") / "rows")
+
+
+def row_key(unit: ProofUnit, cond, seed) -> str:
+    from .prove import golden_version, prover_version
+
+    return json.dumps({"prover": prover_version(), "golden": golden_version(), "harness": unit.harness_spec.key,
+                       "cfg": unit.golden_cfg, "cond": list(cond), "seed": seed}, sort_keys=True)
+
+
+def _fmt_seconds(s):
+    return f"{s:.0f} s" if s < 600 else f"{s / 60:.1f} min"
+
+
+def table_markdown(rows, *, total_seconds=None) -> str:
+    """Markdown of the proof table; ``rows`` are ``(unit, condition, record or None)``."""
+    lines = ["## Exhaustive proofs (`fpforge prove`)", "",
+             "Every input pattern of each unit checked bit for bit (code and flags) against the golden model by "
+             "the Verilator C++ harness ([docs/prove.md](prove.md)); `sr` draws: seed 0, pattern i gets draw i.",
+             "", "| unit | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | date | machine |",
+             "|---|---|---|---|---|---:|---:|---:|---|---|"]
+    done = proved = 0
+    for unit, cond, rec in rows:
+        bias = "-" if cond.bias is None else str(cond.bias)
+        head = f"| {unit.top} | {cond.mode} | {cond.sat} | {bias} | `{unit.verilog_hash}` |"
+        if rec is None:
+            lines.append(head + " not run | | | | |")
+            continue
+        done += 1
+        proved += rec["mismatches"] == 0
+        lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {_fmt_seconds(rec['seconds'])} | "
+                            f"{rec['date']} | {rec['machine']} |")
+    lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs)."]
+    if total_seconds is not None:
+        lines[-1] += f" Wall time of this run: {_fmt_seconds(total_seconds)}."
+    return "\n".join(lines) + "\n"

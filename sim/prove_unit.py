@@ -1,0 +1,248 @@
+"""What a proof simulates: a unit configuration, the Verilog that implements it (generated, a user's file,
+or the synthesized gate-level netlist), its input domain and its conditions.
+
+A configuration is the keyword dict of :func:`fpforge.hw.generate.build_unit`; :func:`unit_config` is the
+one place that reads it (so typed unit specs can replace it with a small change). The prover handles the
+combinational scalar units: encoders (FP32/FP16/BF16 sources, every scalar format) and decoders.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cached_property
+from pathlib import Path
+from typing import NamedTuple
+
+from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
+from ..golden.errors import FpforgeValueError
+from ..golden.rng import DEFAULT_RAND_BITS
+from .harness import HarnessSpec, module_ports
+
+__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "unit_config"]
+
+#: Biases an encoder of a run-time-bias format is proved at when none are given (the issue's record).
+DEFAULT_BIASES = (0, 7, 31, 63)
+
+
+class Condition(NamedTuple):
+    """What holds during one proof: the rounding ``mode`` and saturation ``sat`` (0/1) of an encoder —
+    driven on its ``mode``/``sat`` ports where it has them, else the unit's fixed choice — and the
+    ``bias`` of a run-time-bias format. None: not applicable (decoders have no mode or sat)."""
+
+    mode: str | None = None
+    sat: int | None = None
+    bias: int | None = None
+
+    def label(self) -> str:
+        parts = [] if self.mode is None else [self.mode]
+        if self.sat is not None:
+            parts.append(f"sat={self.sat}")
+        if self.bias is not None:
+            parts.append(f"bias={self.bias}")
+        return " ".join(parts) or "all codes"
+
+    def port_value(self, port: str) -> int:
+        """Value driven on the unit's ``mode``, ``sat`` or ``bias`` port."""
+        if port == "mode" and self.mode is not None:
+            return ROUNDING_MODES[self.mode]
+        value = {"sat": self.sat, "bias": self.bias}.get(port)
+        if value is None:
+            raise FpforgeValueError(f"the condition {self.label()!r} sets no value for port {port!r}")
+        return value
+
+
+def unit_config(cfg) -> dict:
+    """The configuration ``cfg`` (keywords of ``build_unit``) completed with its defaults and checked for
+    what the prover handles.
+
+    Raises
+    ------
+    FpforgeValueError
+        Not a combinational scalar encoder or decoder.
+    """
+    cfg = dict(cfg)
+    unit = cfg.get("unit")
+    if unit not in ("encoder", "decoder"):
+        raise FpforgeValueError(f"fpforge prove handles scalar encoder and decoder units, not {unit!r}")
+    if cfg.get("latency", 0):
+        raise FpforgeValueError(f"fpforge prove checks combinational units (latency 0), not latency "
+                                f"{cfg['latency']!r}; a pipeline's core is the combinational unit")
+    fmt = get_format(cfg["format"])
+    if getattr(fmt, "kind", None) == "block" or fmt.name in SOURCES:
+        raise FpforgeValueError(f"fpforge prove handles scalar narrow formats, not {fmt.name!r}")
+    cfg["format"] = fmt.name
+    cfg.setdefault("rand_bits", DEFAULT_RAND_BITS)
+    if unit == "encoder":
+        rounding = cfg.get("rounding") or fmt.roundings[:1]
+        cfg["rounding"] = (rounding,) if isinstance(rounding, str) else tuple(rounding)
+        cfg["saturate"] = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate"))
+        cfg.setdefault("source", "fp32")
+    else:
+        cfg.setdefault("target", "fp32")
+    return cfg
+
+
+def _modules(text: str) -> list:
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    return re.findall(r"\bmodule\s+(\\\S+|[A-Za-z_][\w$]*)", text)
+
+
+class ProofUnit:
+    """A unit configuration and the Verilog that is proved against the golden model.
+
+    Build one with :meth:`generated`, :meth:`from_file` or :meth:`netlist`.
+
+    Members
+    -------
+    cfg : dict
+        The configuration (:func:`unit_config`).
+    top : str
+        Module name of the unit.
+    origin : str
+        ``generated``, ``file NAME`` or ``netlist (LIBERTY)``.
+    sources : tuple of str
+        The Verilog texts simulated (the unit; for a netlist also the cell models).
+    ports : dict
+        ``{name: (direction, width)}`` of the unit, in port order.
+    """
+
+    def __init__(self, cfg, sources, top, origin, ports):
+        self.cfg = unit_config(cfg)
+        self.sources, self.top, self.origin, self.ports = tuple(sources), top, origin, dict(ports)
+
+    @staticmethod
+    def _reference(cfg, name=None):
+        from ..hw.generate import build_unit, default_name, to_verilog
+        from .regress import ports_of
+
+        cfg = unit_config(cfg)
+        unit = build_unit(**cfg)
+        name = name or default_name(unit)
+        return cfg, name, to_verilog(unit, name), ports_of(unit)
+
+    @classmethod
+    def generated(cls, cfg, name=None):
+        """The Verilog fpforge generates for ``cfg`` (module ``name``, default the usual one)."""
+        cfg, name, verilog, ports = cls._reference(cfg, name)
+        return cls(cfg, (verilog,), name, "generated", ports)
+
+    @classmethod
+    def from_file(cls, cfg, path, name=None):
+        """A user's Verilog file implementing ``cfg`` with the same ports as fpforge's unit.
+
+        The module is ``name``, else the generated unit's name, else the file's only module.
+
+        Raises
+        ------
+        FpforgeValueError
+            The file cannot be read, has no such module, or its ports differ (the message lists every
+            missing, unexpected and mismatched port).
+        ToolError
+            Verilator cannot elaborate the module.
+        """
+        cfg, default, _, expected = cls._reference(cfg)
+        try:
+            text = Path(path).read_text(errors="replace")
+        except OSError as e:
+            raise FpforgeValueError(f"cannot read Verilog file {str(path)!r}: {e.strerror or e}") from None
+        found = _modules(text)
+        top = name or (default if default in found else found[0] if len(found) == 1 else None)
+        if top is None or top not in found:
+            want = name or default
+            raise FpforgeValueError(f"{Path(path).name} defines no module {want!r} (it defines "
+                                    f"{', '.join(found) or 'no module'}); name the unit's module with --name")
+        actual = module_ports([text], top)
+        _check_ports(f"{Path(path).name}: module {top}", actual, expected)
+        return cls(cfg, (text,), top, f"file {Path(path).name}", expected)
+
+    @classmethod
+    def netlist(cls, cfg, liberty=None, name=None):
+        """The gate-level netlist of the generated unit after synthesis onto ``liberty`` (default
+        ``fpforge45.lib``), with cell models generated from the library's functions."""
+        from ..synth import synthesize
+        from ..synth.cells import cell_models
+
+        cfg, name, verilog, ports = cls._reference(cfg, name)
+        report = synthesize(verilog, name, liberty=liberty, netlist=True)
+        models = cell_models(liberty, report["cells"])
+        unit = cls(cfg, (report["netlist_verilog"], models), name,
+                   f"netlist ({report['liberty']}, {report['cell_count']} cells, {report['ge']} GE)", ports)
+        _check_ports(f"netlist of {name}", module_ports(unit.sources, name), ports)
+        return unit
+
+    # -- derived facts ----------------------------------------------------------------------------------
+    @property
+    def format(self):
+        return get_format(self.cfg["format"])
+
+    @property
+    def a_bits(self) -> int:
+        return self.ports["a"][1]
+
+    @property
+    def domain(self) -> int:
+        """Number of input patterns: 2**(width of ``a``)."""
+        return 1 << self.a_bits
+
+    @cached_property
+    def verilog_hash(self) -> str:
+        """SHA-256 (first 12 hex digits) of the Verilog proved (the netlist and its cell models for
+        ``--netlist``)."""
+        return hashlib.sha256("\0".join(self.sources).encode()).hexdigest()[:12]
+
+    @cached_property
+    def harness_spec(self) -> HarnessSpec:
+        return HarnessSpec(self.sources, self.top, tuple((n, d, w) for n, (d, w) in self.ports.items()))
+
+    @property
+    def golden_cfg(self) -> dict:
+        """The configuration as JSON-able plain values (what the golden side of a chunk reads)."""
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(self.cfg.items())}
+
+    def conditions(self, biases=None) -> list:
+        """Every (mode, sat) pair of an encoder, for each bias of a run-time-bias format (``biases``;
+        default :data:`DEFAULT_BIASES` for encoders, all 64 for decoders).
+
+        Raises
+        ------
+        FpforgeValueError
+            Biases outside 0..63, or biases for a fixed-bias format.
+        """
+        runtime = getattr(self.format, "runtime_bias", False)
+        if biases is not None:
+            biases = tuple(biases)
+            if not runtime:
+                raise FpforgeValueError(f"--bias applies to run-time-bias formats, not {self.format.name!r}")
+            bad = [b for b in biases if isinstance(b, bool) or not isinstance(b, int) or b not in RUNTIME_BIASES]
+            if bad or not biases:
+                raise FpforgeValueError(f"biases must be integers in 0..63, not {bad[0] if bad else 'none'!r}")
+        elif runtime:
+            biases = DEFAULT_BIASES if self.cfg["unit"] == "encoder" else tuple(RUNTIME_BIASES)
+        bias_list = biases if runtime else (None,)
+        if self.cfg["unit"] == "decoder":
+            return [Condition(bias=b) for b in bias_list]
+        sat = self.cfg["saturate"]
+        sats = (0, 1) if sat == "runtime" else ((1,) if sat == "on" else (0,))
+        return [Condition(mode, s, b) for b in bias_list for mode in self.cfg["rounding"] for s in sats]
+
+    def describe(self) -> str:
+        c = self.cfg
+        if c["unit"] == "decoder":
+            return f"decoder {c['format']} -> {c['target']}"
+        return f"encoder {c['source']} -> {c['format']}, rounding {','.join(c['rounding'])}, saturate {c['saturate']}"
+
+
+def _check_ports(what, actual, expected):
+    problems = []
+    for name, (d, w) in expected.items():
+        if name not in actual:
+            problems.append(f"missing {'input' if d == 'in' else 'output'} {name} ({w} bit{'s' * (w != 1)})")
+        elif actual[name] != (d, w):
+            ad, aw = actual[name]
+            problems.append(f"{name} is {'an input' if ad == 'in' else 'an output'} of {aw} bits, expected "
+                            f"{'an input' if d == 'in' else 'an output'} of {w}")
+    problems += [f"unexpected port {n} ({'input' if d == 'in' else 'output'}, {w} bit{'s' * (w != 1)})"
+                 for n, (d, w) in actual.items() if n not in expected]
+    if problems:
+        raise FpforgeValueError(f"{what} does not have the unit's ports: {'; '.join(problems)}")

@@ -1,0 +1,75 @@
+"""Verilog simulation models of Liberty cells, generated from the cells' ``function`` attributes.
+
+A gate-level netlist from :func:`fpforge.synth.synthesize` (``netlist=True``) instantiates library cells
+by name; to simulate it (``fpforge prove --netlist``) every cell needs a Verilog module. Each output pin's
+Boolean ``function`` is turned into its truth table by the synthesis flow's own Liberty reader and
+function evaluator (no second parser), and the model is that table indexed by the input pins::
+
+    module NAND2_X1 (A1, A2, ZN);
+      input A1; input A2; output ZN;
+      localparam [3:0] ZN_TABLE = 4'b0111;
+      assign ZN = ZN_TABLE[{A2, A1}];
+    endmodule
+
+So the simulated netlist computes exactly what the library says each cell computes. Sequential cells
+(``ff``/``latch`` groups), outputs without a function (three-state, analog) and unparseable functions are
+refused: the prover handles combinational units.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..golden.errors import FpforgeValueError
+from .flow import DEFAULT_LIBERTY, _check_liberty, _function_truth_table
+
+__all__ = ["cell_models"]
+
+
+def _escaped(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z_][\w$]*", name) else f"\\{name} "
+
+
+def cell_models(liberty=None, cells=None) -> str:
+    """Verilog modules for ``cells`` (default: every cell) of ``liberty`` (default: ``fpforge45.lib``).
+
+    Raises
+    ------
+    FpforgeValueError
+        A requested cell is missing from the library, is sequential, or has an output without a usable
+        Boolean function.
+    SynthError
+        The Liberty file is missing or malformed.
+    """
+    path, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    names = sorted(lib.cells) if cells is None else sorted(cells)
+    out = [f"// Cell models generated from the functions of {Path(path).name} (fpforge.synth.cells).\n"]
+    for name in names:
+        cell = lib.cells.get(name)
+        if cell is None:
+            raise FpforgeValueError(f"the netlist uses cell {name!r}, which {Path(path).name} does not define")
+        if cell.sequential:
+            raise FpforgeValueError(f"cell {name} of {Path(path).name} is sequential; netlist proofs handle "
+                                    "combinational units only")
+        inputs = list(cell.inputs)
+        pins = ", ".join(_escaped(p) for p in [*inputs, *cell.outputs])
+        lines = [f"module {_escaped(name)} ({pins});"]
+        lines += [f"  input {_escaped(p)};" for p in inputs]
+        index = "{" + ", ".join(_escaped(p) for p in reversed(inputs)) + "}"
+        for pin, function in cell.outputs.items():
+            table = _function_truth_table(function, inputs) if function else None
+            if table is None:
+                raise FpforgeValueError(f"output {pin} of cell {name} has no Boolean function the prover can "
+                                        f"simulate ({function!r})")
+            lines.append(f"  output {_escaped(pin)};")
+            if inputs:
+                n = 1 << len(inputs)
+                param = re.sub(r"\W", "_", pin) + "_TABLE"
+                lines.append(f"  localparam [{n - 1}:0] {param} = {n}'b{table:0{n}b};")
+                lines.append(f"  assign {_escaped(pin)} = {param}[{index}];")
+            else:
+                lines.append(f"  assign {_escaped(pin)} = 1'b{table & 1};")
+        lines.append("endmodule\n")
+        out.append("\n".join(lines))
+    return "\n".join(out)
