@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 JOBS   ?= 2
 
-.PHONY: setup test regress bench area clean
+.PHONY: setup test regress prove bench area clean
 
 setup:
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +21,18 @@ test:
 regress:
 	$(PY) -m pytest -n $(JOBS) --dist worksteal -m slow tests
 
+# Exhaustive tier: every FP32 -> 8-bit encoder on all 2^32 inputs in every (mode, sat) pair (hours on 2 cores;
+# resumable: rerun after an interruption). Writes the proof table to docs/results.md (section `proofs`).
+prove:
+	$(PY) -m fpforge prove all --jobs $(JOBS)
+
 bench:
 	$(PY) bench/bench_golden.py
 	$(PY) bench/bench_hif8.py
 	$(PY) bench/bench_block.py
 	$(PY) bench/bench_sim.py
 	$(PY) bench/bench_dot.py
+	$(PY) bench/bench_prove.py
 
 clean:
 	rm -rf build .pytest_cache

@@ -41,7 +41,9 @@ def add_parser(subparsers):
     g.add_argument("--fresh", action="store_true", help="recompute chunks already recorded by an earlier run")
     g.add_argument("--json", action="store_true", help="print the results as JSON")
     a = p.add_argument_group("prove all")
-    a.add_argument("--only", default=None, help="prove only the record's units whose module name contains this")
+    a.add_argument("--only", default=None, metavar="FORMATS",
+                   help="prove only these rows of the record: comma list of FORMAT[:MODE[:SAT]] (e.g. e4m3,hif8:hr, "
+                        "e5m2:rne:0)")
     a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
     return p
 
@@ -135,6 +137,15 @@ def _unit_of(args, kwargs):
     return ProofUnit.generated(kwargs, args.name)
 
 
+def build_harness_cached(unit) -> bool:
+    """Build the unit's harness unless cached; True if it was cached."""
+    from .sim.harness import build_harness, harness_cached
+
+    cached = harness_cached(unit.harness_spec)
+    build_harness(unit.harness_spec)
+    return cached
+
+
 def _prove_one(args):
     from .cli import _unit_kwargs
     from .sim.prove import CHUNK, prove
@@ -155,6 +166,10 @@ def _prove_one(args):
         print(f"  inputs a = {start:#0{digits}x}..{end - 1:#0{digits}x} ({end - start:,} patterns) under "
               f"{len(conditions)} condition{'s' * (len(conditions) != 1)}{draws}")
     verbose = len(conditions) <= 16 and not args.json
+    t0 = time.perf_counter()
+    cached = build_harness_cached(unit)
+    if not args.json:
+        print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
     t0 = time.perf_counter()
 
     def report(r):
@@ -182,6 +197,28 @@ def _prove_one(args):
     return 1 if bad else 0
 
 
+def _parse_only(text, units):
+    """``--only FORMAT[:MODE[:SAT]],...`` -> a predicate on (unit, condition)."""
+    if text is None:
+        return lambda unit, cond: True
+    formats = {u.cfg["format"]: u for u in units}
+    picks = []
+    for item in (p.strip() for p in text.split(",")):
+        parts = item.split(":")
+        unit = formats.get(parts[0])
+        modes = unit.cfg["rounding"] if unit is not None else ()
+        if unit is None or len(parts) > 3 or (len(parts) > 1 and parts[1] not in modes) or \
+                (len(parts) > 2 and parts[2] not in ("0", "1")):
+            raise FpforgeValueError(f"--only takes FORMAT[:MODE[:SAT]] items with a format of the record "
+                                    f"({', '.join(formats)}), its roundings and sat 0 or 1, not {item!r}")
+        picks.append((parts[0], parts[1] if len(parts) > 1 else None, int(parts[2]) if len(parts) > 2 else None))
+
+    def wanted(unit, cond):
+        return any(f == unit.cfg["format"] and m in (None, cond.mode) and s in (None, cond.sat) for f, m, s in picks)
+
+    return wanted
+
+
 def _prove_all(args):
     from .results import machine, write_section
     from .sim.prove import PROOF_SEED, executor, prove
@@ -194,22 +231,23 @@ def _prove_all(args):
         raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --jobs and "
                                 f"--scheduler, not --{given[0].replace('_', '-')}")
     _check_parallel(args)
-    units = [ProofUnit.generated(cfg) for cfg in record_configs()]
-    selected = [u for u in units if args.only is None or args.only in u.top]
-    if not selected:
-        raise FpforgeValueError(f"--only {args.only!r} matches none of {', '.join(u.top for u in units)}")
+    configs = record_configs()
+    units = [ProofUnit.generated(cfg) for cfg in configs]
+    wanted = _parse_only(args.only, units)
+    selected = [(u, [c for c in u.conditions() if wanted(u, c)]) for u in units]
+    selected = [(u, conds) for u, conds in selected if conds]
     if args.list:
-        n = sum(len(u.conditions()) for u in selected)
-        for u in selected:
-            print(f"{u.top:<32} {len(u.conditions()):>3} conditions  {u.describe()}")
+        n = sum(len(conds) for _, conds in selected)
+        for u, conds in selected:
+            print(f"{u.top:<32} {len(conds):>3} conditions  {u.describe()}")
         print(f"{len(selected)} units, {n} proofs of 2^32 inputs ({n * 2**32:,} vectors)")
         return 0
     rows = row_store()
     t0 = time.perf_counter()
     with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
-        for unit in selected:
+        for unit, conds in selected:
             todo = []
-            for cond in unit.conditions():
+            for cond in conds:
                 rec = rows.get(row_key(unit, cond, PROOF_SEED))
                 if rec is None:
                     todo.append(cond)

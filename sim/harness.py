@@ -35,7 +35,7 @@ from ..jobs import cache_dir
 from . import objcache
 from .lanes import verilog_port
 
-__all__ = ["LANES", "HarnessRun", "HarnessSpec", "build_harness", "module_ports"]
+__all__ = ["LANES", "HarnessRun", "HarnessSpec", "build_harness", "harness_cached", "module_ports"]
 
 #: Copies of the unit per ``eval()`` (8 measured fastest for FP8 encoders on this project's machine:
 #: 1 lane is ~30 % slower, 16 and 32 no faster).
@@ -202,6 +202,15 @@ def _first_error(log: str) -> str:
     return lines[-1] if lines else "no output"
 
 
+def _harness_path(spec: HarnessSpec) -> Path:
+    return cache_dir("prove") / "harness" / spec.key / "harness"
+
+
+def harness_cached(spec: HarnessSpec) -> bool:
+    """Whether the harness of ``spec`` is built already."""
+    return _harness_path(spec).exists()
+
+
 def build_harness(spec: HarnessSpec) -> Path:
     """The harness executable of ``spec``, built (about 10-60 CPU-seconds) unless cached.
 
@@ -213,12 +222,11 @@ def build_harness(spec: HarnessSpec) -> Path:
         Verilator or the compiler failed (the message carries the first error; the full log is kept
         beside the cache entry).
     """
-    root = cache_dir("prove") / "harness"
-    root.mkdir(parents=True, exist_ok=True)
-    final = root / spec.key
-    exe = final / "harness"
+    exe = _harness_path(spec)
+    final, root = exe.parent, exe.parent.parent
     if exe.exists():
         return exe
+    root.mkdir(parents=True, exist_ok=True)
     verilator_exe, env = _tool_env()
     for tool in ("make", "perl"):
         if shutil.which(tool, path=env.get("PATH")) is None:

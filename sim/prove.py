@@ -42,7 +42,7 @@ try:  # the shared executor (COMMON.md "Parallel execution"); a local stand-in u
 except ImportError:
     from ._jobs_standin import Store, TaskFailure, executor, run_tasks
 
-__all__ = ["BATCH", "CHUNK", "PROOF_SEED", "ProofResult", "check_chunk", "golden_version", "prove",
+__all__ = ["BATCH", "CHUNK", "PROOF_SEED", "Condition", "ProofResult", "ProofUnit", "check_chunk", "golden_version", "prove",
            "prover_version"]
 
 #: Seed of the draws on the ``rand`` port (pattern i gets draw i); ``--seed`` chooses another.

@@ -70,9 +70,10 @@ def table_markdown(rows, *, total_seconds=None) -> str:
             continue
         done += 1
         proved += rec["mismatches"] == 0
-        lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {_fmt_seconds(rec['seconds'])} | "
-                            f"{rec['date']} | {rec['machine']} |")
-    lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs)."]
+        wall = _fmt_seconds(rec["seconds"]) + (" (resumed)" if rec.get("resumed") else "")
+        lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {rec['date']} | {rec['machine']} |")
+    lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
+                  "(resumed): the row finished a run interrupted earlier; its wall time is the last run's."]
     if total_seconds is not None:
         lines[-1] += f" Wall time of this run: {_fmt_seconds(total_seconds)}."
     return "\n".join(lines) + "\n"

@@ -32,7 +32,7 @@ def _escaped(name: str) -> str:
 
 
 def cell_models(liberty=None, cells=None) -> str:
-    """Verilog modules for ``cells`` (default: every cell) of ``liberty`` (default: ``fpforge45.lib``).
+    """Verilog modules for ``cells`` (default: every combinational cell) of ``liberty`` (default: ``fpforge45.lib``).
 
     Raises
     ------
@@ -43,7 +43,7 @@ def cell_models(liberty=None, cells=None) -> str:
         The Liberty file is missing or malformed.
     """
     path, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
-    names = sorted(lib.cells) if cells is None else sorted(cells)
+    names = sorted(n for n, c in lib.cells.items() if not c.sequential) if cells is None else sorted(cells)
     out = [f"// Cell models generated from the functions of {Path(path).name} (fpforge.synth.cells).\n"]
     for name in names:
         cell = lib.cells.get(name)

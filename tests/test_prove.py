@@ -1,0 +1,172 @@
+"""`fpforge prove`: the Verilator C++ harness against the golden model, and proof that it can fail.
+
+- an FP32 -> E4M3 encoder (all roundings, run-time sat) on a 2^24 slice of its inputs in every (mode, sat)
+  pair, and the harness' raw outputs in rne against ml_dtypes (an independent oracle of the codes);
+- a mutant (one constant of the generated Verilog changed) proved through `fpforge prove --verilog`:
+  exit 1 and the counterexample printed;
+- the gate-level netlist of a decoder proved on all codes (cells simulated from their liberty functions),
+  and the cell models' truth tables against the textbook functions of the cells;
+- resumption (finished chunks come from the store, a corrupt entry is recomputed), port checks of a user's
+  file, and one-line errors for bad input.
+Whole 2^32 domains run in `make prove`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from fpforge.cli import main
+from fpforge.golden.errors import FpforgeValueError
+from fpforge.hw.generate import build_unit, default_name, to_verilog
+from fpforge.sim.prove import Condition, ProofUnit, prove
+
+pytestmark = pytest.mark.sim
+
+E4M3_ALL = dict(unit="encoder", format="e4m3", source="fp32", rounding=("rne", "ta", "rtz", "sr"), saturate="runtime")
+#: FP32 patterns of [2^-7, 2^-5): E4M3 subnormals, the subnormal/normal boundary at 2^-6 and normals.
+SLICE = (0x3C000000, 0x3D000000)
+#: FP32 patterns from 448 (E4M3's largest finite value) upwards: rounding to max, overflow, saturation.
+TOP = (0x43E00000, 0x43E00000 + (1 << 16))
+
+
+@pytest.fixture(scope="module")
+def e4m3_unit():
+    return ProofUnit.generated(E4M3_ALL)
+
+
+def test_encoder_slice_every_mode_and_saturation(e4m3_unit):
+    results = prove(e4m3_unit, start=SLICE[0], end=SLICE[1], jobs=1, store=False, progress=False)
+    assert [r.condition for r in results] == [Condition(m, s) for m in E4M3_ALL["rounding"] for s in (0, 1)]
+    for r in results:
+        assert r.vectors == SLICE[1] - SLICE[0] and r.mismatches == 0, (r.condition, r.first)
+
+
+def test_harness_codes_match_ml_dtypes(e4m3_unit):
+    """The harness' own y in rne without saturation equals ml_dtypes' float32 -> float8_e4m3fn cast."""
+    from fpforge.sim.harness import HarnessRun, build_harness
+
+    spec = e4m3_unit.harness_spec
+    start, n = TOP[0] - (1 << 16), 1 << 17  # below and above the largest finite value
+    with HarnessRun(build_harness(spec), spec, [(start, n, 1, (0, 0))]) as run:  # mode rne, sat 0
+        rec = run.read(n)
+    shift, width = spec.field("y")
+    y = (rec.astype(np.uint64) >> np.uint64(shift)) & np.uint64((1 << width) - 1)
+    x = np.arange(start, start + n, dtype=np.uint32).view(np.float32)
+    ref = x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8)
+    assert np.array_equal(y, ref.astype(np.uint64))
+
+
+def test_mutant_is_caught_through_the_cli(tmp_path, capsys):
+    unit = build_unit(**E4M3_ALL)
+    verilog = to_verilog(unit, default_name(unit))
+    # The overflow comparison: a magnitude above 0x7e (448) overflows. The mutant says above 0x7d.
+    assert len(re.findall(r"> 7'h7e;", verilog)) == 1, "the generated Verilog changed: pick another mutation"
+    path = tmp_path / "mutant.v"
+    path.write_text(verilog.replace("> 7'h7e;", "> 7'h7d;"))
+    rc = main(["prove", "encoder", "-f", "e4m3", "--rounding", "all", "--sat-port", "--verilog", str(path),
+               "--range", f"{TOP[0]:#x}:{TOP[1]:#x}", "--jobs", "1", "--fresh"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "FAILED" in out
+    assert "a=0x43e00000 (448) rne sat=0: expected y=0x7e flags=0x00, got y=0x7f" in out
+
+
+def test_netlist_of_a_decoder(capsys):
+    rc = main(["prove", "decoder", "-f", "e5m2", "--target", "fp16", "--netlist", "--jobs", "1", "--fresh"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "netlist (fpforge45.lib" in out and "PROVED: 256 vectors" in out
+
+
+def test_cell_models_are_the_textbook_functions():
+    """Each model's table (bit k: inputs in pin order = bits of k) equals the cell's textbook function."""
+    from fpforge.synth.cells import cell_models
+
+    text = cell_models()
+    textbook = {"NAND2_X1": lambda a, b: not (a and b), "NOR3_X1": lambda a, b, c: not (a or b or c),
+                "XNOR2_X1": lambda a, b: a == b, "AOI21_X1": lambda a, b1, b2: not (a or (b1 and b2)),
+                "OAI21_X1": lambda a, b1, b2: not (a and (b1 or b2)), "MUX2_X1": lambda a, b, s: b if s else a}
+    for cell, fn in textbook.items():
+        body = text[text.index(f"module {cell} ("):]
+        body = body[: body.index("endmodule")]
+        n = len(re.findall(r"^  input ", body, re.M))
+        want = "".join(str(int(bool(fn(*((k >> i) & 1 for i in range(n)))))) for k in reversed(range(1 << n)))
+        assert re.search(r"= \d+'b([01]+);", body).group(1) == want, cell
+    with pytest.raises(FpforgeValueError, match="sequential"):
+        cell_models(cells=["DFF_X1"])
+
+
+def test_interrupted_proof_resumes(e4m3_unit, tmp_path):
+    from fpforge.sim.prove import Store
+
+    store = Store(tmp_path / "chunks")
+    cond = [Condition("rne", 1)]
+    kw = dict(start=TOP[0], end=TOP[0] + 4 * 4096, chunk=4096, jobs=1, store=store, progress=False)
+    first = prove(e4m3_unit, cond, **kw)[0]
+    assert first.resumed == 0 and first.chunks == 4 and first.passed
+    entries = sorted((tmp_path / "chunks").rglob("*.json"))
+    assert len(entries) == 4
+    entries[0].write_text("{ truncated")  # an interrupted write that survived
+    again = prove(e4m3_unit, cond, **kw)[0]
+    assert again.resumed == 3 and again.vectors == first.vectors and again.mismatches == 0
+
+
+def test_user_file_with_other_ports_is_refused(tmp_path):
+    path = tmp_path / "enc.v"
+    path.write_text("module fpforge_enc_fp32_e4m3(input [31:0] a, output [6:0] y, input sat);\n"
+                    "assign y = a[6:0];\nendmodule\n")
+    with pytest.raises(FpforgeValueError) as e:
+        ProofUnit.from_file(dict(unit="encoder", format="e4m3"), path)
+    msg = str(e.value)
+    assert "missing output flags (5 bits)" in msg and "y is an output of 7 bits, expected an output of 8" in msg
+    assert "unexpected port sat (input, 1 bit)" in msg
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["encoder", "-f", "e4m3", "--range", "5:2"], "--range 5:2 is not inside"),
+    (["encoder", "-f", "e4m3", "--range", "zz"], "--range takes START:END"),
+    (["encoder", "-f", "e4m3", "--bias", "3"], "--bias applies to run-time-bias formats"),
+    (["encoder", "-f", "cfloat8_143", "--bias", "64"], "biases must be integers in 0..63"),
+    (["encoder", "-f", "e4m3", "--latency", "2"], "combinational units (latency 0)"),
+    (["block-encoder", "-f", "mx9"], "invalid choice"),
+    (["encoder", "-f", "e4m3", "--netlist", "--verilog", "x.v"], "choose one of --verilog FILE and --netlist"),
+    (["encoder", "-f", "e4m3", "--verilog", "/nonexistent/x.v"], "cannot read Verilog file"),
+    (["encoder", "-f", "e4m3", "--jobs", "0"], "--jobs must be positive"),
+    (["all", "-f", "e4m3"], "proves the record list"),
+    (["all", "--only", "e4m3,nothing-like-this"], "--only takes FORMAT[:MODE[:SAT]] items"),
+    (["all", "--only", "e4m3:hr"], "--only takes FORMAT[:MODE[:SAT]] items"),
+])
+def test_bad_input_is_one_line(argv, message, capsys):
+    assert main(["prove", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_record_is_every_8_bit_encoder_in_every_pair():
+    """`make prove`'s list: the issue's record (FP8 x4, HiF8, FP6/FP4, CFloat8 at four biases), all modes."""
+    from fpforge.golden import get_format
+    from fpforge.sim.prove_table import record_configs
+
+    cfgs = {c["format"]: c for c in record_configs()}
+    assert {"e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "e3m2", "e2m3", "e2m1", "cfloat8_143",
+            "cfloat8_152"} <= set(cfgs)
+    assert not {"fp32", "fp16", "bf16", "shp", "uhp", "mx9"} & set(cfgs)
+    for name, cfg in cfgs.items():
+        assert cfg["source"] == "fp32" and cfg["saturate"] == "runtime"
+        assert set(cfg["rounding"]) == set(get_format(name).roundings)
+    conds = ProofUnit.generated(cfgs["cfloat8_143"]).conditions()
+    assert len(conds) == 4 * 4 * 2 and {c.bias for c in conds} == {0, 7, 31, 63}
+
+
+def test_table_marks_rows_not_run():
+    from fpforge.sim.prove_table import table_markdown
+
+    unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
+    rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, resumed=0, date="2026-01-02 03:04", machine="2 cores")
+    text = table_markdown([(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), None)])
+    assert f"| fpforge_enc_fp32_e2m1 | rne | 0 | - | `{unit.verilog_hash}` | 4,294,967,296 | 0 | 72 s |" in text
+    assert "| rne | 1 | - |" in text and "not run" in text and "1 of 2 rows run, 1 proved" in text
