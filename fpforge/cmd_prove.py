@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import asdict
 
 from .golden.errors import FpforgeValueError
 
@@ -186,10 +187,7 @@ def _prove_one(args):
     vectors = sum(r.vectors for r in results)
     bad = [r for r in results if r.mismatches]
     if args.json:
-        print(json.dumps([dict(condition=r.condition._asdict(), unit=r.unit, origin=r.origin, verilog_hash=r.verilog_hash,
-                               start=r.start, end=r.end, vectors=r.vectors, mismatches=r.mismatches, first=r.first,
-                               seconds=r.seconds, harness_cpu=r.harness_cpu, golden_cpu=r.golden_cpu,
-                               chunks=r.chunks, resumed=r.resumed) for r in results], indent=2))
+        print(json.dumps([dict(asdict(r), condition=r.condition._asdict()) for r in results], indent=2))
     else:
         verdict = (f"FAILED: {sum(r.mismatches for r in bad):,} mismatches under {len(bad)} of {len(results)} "
                    "conditions") if bad else "PROVED" if end - start == unit.domain else "no mismatch in the range"
@@ -222,11 +220,14 @@ def _parse_only(text, units):
 def _prove_all(args):
     from .results import machine, write_section
     from .sim.prove import PROOF_SEED, executor, prove
-    from .sim.prove_table import record_configs, row_key, row_store, table_markdown
+    from .sim.prove_table import RowStore, record_configs, table_markdown
     from .sim.prove_unit import ProofUnit
 
-    given = [o for o in ("format", "verilog", "range", "bias", "preset", "rounding") if getattr(args, o, None)]
-    given += [o for o in ("netlist", "saturate", "sat_port", "fresh", "json") if getattr(args, o, False)]
+    defaults = dict(format=None, verilog=None, range=None, bias=None, preset=None, rounding=None, name=None,
+                    chunk=None, source="fp32", target="fp32", seed=0, latency=0, rand_bits=None, liberty=None)
+    given = [o for o, v in defaults.items() if getattr(args, o, v) != v]
+    given += [o for o in ("netlist", "saturate", "sat_port", "nan_to_zero", "paper_literal", "ieee_denormals",
+                          "fresh", "json") if getattr(args, o, False)]
     if given:
         raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --jobs and "
                                 f"--scheduler, not --{given[0].replace('_', '-')}")
@@ -242,36 +243,38 @@ def _prove_all(args):
             print(f"{u.top:<32} {len(conds):>3} conditions  {u.describe()}")
         print(f"{len(selected)} units, {n} proofs of 2^32 inputs ({n * 2**32:,} vectors)")
         return 0
-    rows = row_store()
+    rows = RowStore()
     t0 = time.perf_counter()
     with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
         for unit, conds in selected:
             todo = []
             for cond in conds:
-                rec = rows.get(row_key(unit, cond, PROOF_SEED))
+                rec = rows.get(unit, cond, PROOF_SEED)
                 if rec is None:
                     todo.append(cond)
                 else:
-                    print(f"  {unit.top} {cond.label()}: proved earlier ({rec['date']}, {rec['mismatches']} mismatches)")
+                    print(f"  {unit.top} {cond.label()}: run earlier ({rec['date']}, {rec['mismatches']} "
+                          "mismatches)")
             if not todo:
                 continue
             print(f"proving {unit.top} ({unit.describe()}; Verilog sha256 {unit.verilog_hash}): {len(todo)} conditions")
 
             def record(r, unit=unit):
-                rows.put(row_key(unit, r.condition, PROOF_SEED),
+                rows.put(unit, r.condition, PROOF_SEED,
                          dict(vectors=r.vectors, mismatches=r.mismatches, first=r.first, seconds=r.seconds,
-                              resumed=r.resumed, date=r.date, machine=machine()))
+                              cpu=r.harness_cpu + r.worker_cpu, resumed=r.resumed, date=r.date, machine=machine()))
                 print(_result_line(r))
                 for m in r.first[:SHOWN]:
                     print(_mismatch_line(m, r.condition, unit))
                 sys.stdout.flush()
 
             prove(unit, todo, seed=PROOF_SEED, pool=pool, on_result=record)
-    table = [(u, c, rows.get(row_key(u, c, PROOF_SEED))) for u in units for c in u.conditions()]
+    table = [(u, c, rows.get(u, c, PROOF_SEED)) for u in units for c in u.conditions()]
     path = write_section("proofs", table_markdown(table, total_seconds=time.perf_counter() - t0), command="make prove")
     bad = sum(1 for _, _, rec in table if rec is not None and rec["mismatches"])
-    print(f"{'FAILED' if bad else 'done'}: {sum(rec is not None for _, _, rec in table)} of {len(table)} rows proved or "
-          f"run, {bad} with mismatches; table written to {path}")
+    done = sum(rec is not None for _, _, rec in table)
+    print(f"{'FAILED' if bad else 'done'}: {done} of {len(table)} rows run, {bad} with mismatches; table written to "
+          f"{path}")
     return 1 if bad else 0
 
 

@@ -1,6 +1,8 @@
 """A small local stand-in for ``fpforge.jobs``' executor, task runner and store (COMMON.md contract),
-used by the prover until the shared implementation lands; ``fpforge.sim.prove`` imports the real one
-when it exists. Same surface: :func:`executor`, :func:`run_tasks`, :class:`TaskFailure`, :class:`Store`.
+used by the prover until the shared implementation lands on main; ``fpforge.sim.prove`` imports the real
+one when it exists. Same surface as far as the prover uses it: :func:`executor`, :func:`run_tasks`,
+:class:`TaskFailure`, :class:`Store` (``get`` returns :data:`MISSING` for an absent or corrupt entry),
+:func:`digest`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,15 @@ from pathlib import Path
 from ..golden.errors import ToolMissing
 from ..jobs import write_atomic
 
-__all__ = ["Store", "TaskFailure", "executor", "run_tasks"]
+__all__ = ["MISSING", "Store", "TaskFailure", "digest", "executor", "run_tasks"]
+
+MISSING = type("Missing", (), {"__bool__": lambda self: False, "__repr__": lambda self: "MISSING"})()
+
+
+def digest(obj) -> str:
+    """Hex SHA-256 of ``obj`` (str as UTF-8, anything else as sorted-key JSON)."""
+    text = obj if isinstance(obj, str) else json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class TaskFailure:
@@ -25,100 +35,79 @@ class TaskFailure:
     def __init__(self, message: str):
         self.message = message
 
-    def __repr__(self):
-        return f"TaskFailure({self.message!r})"
+    def __str__(self):
+        return self.message
 
 
 class Store:
-    """Finished task outcomes (JSON) under ``directory``, one file per key, written atomically; an entry
-    that does not parse is treated as missing (and recomputed)."""
+    """Finished results (JSON) under ``directory``, one file per digest key, written atomically; an entry
+    that does not parse or names another key is missing (and recomputed)."""
 
     def __init__(self, directory):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
 
-    def _path(self, key: str) -> Path:
-        digest = hashlib.sha256(key.encode()).hexdigest()
-        return self.directory / digest[:2] / f"{digest}.json"
+    def path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
 
-    def get(self, key: str):
-        path = self._path(key)
+    def get(self, key: str, default=MISSING):
         try:
-            entry = json.loads(path.read_text())
+            entry = json.loads(self.path(key).read_text())
             if entry.get("key") == key:
-                return entry["value"]
+                return entry["result"]
         except (OSError, ValueError, KeyError, AttributeError):
             pass
-        return None
+        return default
 
-    def put(self, key: str, value) -> None:
-        path = self._path(key)
+    def put(self, key: str, result) -> Path:
+        path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps({"key": key, "value": value}, sort_keys=True))
+        write_atomic(path, json.dumps({"key": key, "result": result}, sort_keys=True))
+        return path
 
 
 @contextlib.contextmanager
 def executor(jobs=None, scheduler=None):
-    """A local process pool of ``jobs`` processes (default: all cores), or a ``dask.distributed.Client``
-    connected to ``scheduler``."""
+    """A local process pool of ``jobs`` processes (default: all cores); Dask needs the shared executor."""
     if scheduler is not None:
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise ToolMissing("--scheduler needs dask.distributed (pip install 'dask[distributed]')") from None
-        client = Client(scheduler)
-        try:
-            yield client
-        finally:
-            client.close()
-        return
+        raise ToolMissing("--scheduler needs fpforge.jobs' Dask executor (not in this build)")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
         yield pool
 
 
-def _as_completed(pool, futures):
-    if isinstance(pool, concurrent.futures.Executor):
-        return concurrent.futures.as_completed(futures)
-    from dask.distributed import as_completed
-
-    return as_completed(futures)
-
-
 def run_tasks(fn, tasks, *, executor, store=None, key=None, progress=None):
     """Yield ``(task, outcome)`` as tasks finish: ``fn(task)``'s JSON-able result, or a
-    :class:`TaskFailure`. With ``store`` (and ``key(task) -> str``) finished tasks are taken from the
-    store and new outcomes written to it. ``progress``: label of a tqdm bar (TTY only)."""
+    :class:`TaskFailure`. With ``store`` finished tasks (key: digest of ``fn``'s name and ``key(task)``)
+    are taken from it first and new results written to it. ``progress``: a tqdm bar label (TTY only)."""
     tasks = list(tasks)
+    name = f"{fn.__module__}.{fn.__qualname__}"
     bar = None
     if progress and sys.stderr.isatty():
         from tqdm import tqdm
 
-        bar = tqdm(total=len(tasks), desc=progress, unit="chunk", dynamic_ncols=True)
-    failures = 0
+        bar = tqdm(total=len(tasks), desc=progress, unit="task", dynamic_ncols=True)
     futures = {}
     try:
         for task in tasks:
-            done = store.get(key(task)) if store is not None else None
-            if done is not None:
+            k = digest([name, key(task) if key is not None else task])
+            done = store.get(k) if store is not None else MISSING
+            if done is not MISSING:
                 if bar is not None:
                     bar.update()
                 yield task, done
             else:
-                futures[executor.submit(fn, task)] = task
-        for future in _as_completed(executor, list(futures)):
-            task = futures.pop(future)
+                futures[executor.submit(fn, task)] = (task, k)
+        for future in concurrent.futures.as_completed(list(futures)):
+            task, k = futures.pop(future)
             try:
                 outcome = future.result()
             except Exception as e:  # noqa: BLE001 - a task's failure is its outcome
                 outcome = TaskFailure(f"{type(e).__name__}: {e}")
-                failures += 1
             else:
                 if store is not None:
-                    store.put(key(task), outcome)
+                    store.put(k, outcome)
             if bar is not None:
                 bar.update()
-                if failures:
-                    bar.set_postfix(failures=failures)
             yield task, outcome
     finally:
         for future in futures:

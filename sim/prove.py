@@ -20,6 +20,7 @@ against the golden generator, so the statement "pattern i was checked with draw 
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import json
@@ -42,8 +43,8 @@ try:  # the shared executor (COMMON.md "Parallel execution"); a local stand-in u
 except ImportError:
     from ._jobs_standin import Store, TaskFailure, executor, run_tasks
 
-__all__ = ["BATCH", "CHUNK", "PROOF_SEED", "Condition", "ProofResult", "ProofUnit", "check_chunk", "golden_version", "prove",
-           "prover_version"]
+__all__ = ["BATCH", "CHUNK", "PROOF_SEED", "Condition", "ProofResult", "ProofUnit", "check_chunk", "golden_version",
+           "prove", "prover_version"]
 
 #: Seed of the draws on the ``rand`` port (pattern i gets draw i); ``--seed`` chooses another.
 PROOF_SEED = 0
@@ -79,7 +80,8 @@ def prover_version() -> str:
 
 @dataclass
 class ProofResult:
-    """The outcome of one condition of a unit over ``[start, end)``."""
+    """The outcome of one condition of a unit over ``[start, end)``: CPU seconds of the harness processes,
+    of the golden model, and of the workers' Python side as a whole (golden model included)."""
 
     unit: str
     origin: str
@@ -93,6 +95,7 @@ class ProofResult:
     seconds: float = 0.0
     harness_cpu: float = 0.0
     golden_cpu: float = 0.0
+    worker_cpu: float = 0.0
     chunks: int = 0
     resumed: int = 0
     date: str = ""
@@ -117,7 +120,9 @@ class _Golden:
         self.fields = {n: spec.field(n)[0] for n, _ in spec.outputs}
         self.out_bits = sum(w for _, w in spec.outputs)
         self.rand_bits = spec.rand_bits
-        opts = {k: True for k in ("paper_literal", "ieee_denormals") if cfg.get(k)}
+        opts = {"ieee_denormals": True} if cfg.get("ieee_denormals") else {}
+        if cfg.get("paper_literal") and cond.mode == "hr":  # the golden API takes it with hr only
+            opts["paper_literal"] = True
         if cfg["unit"] == "encoder":
             src = SOURCES[cfg.get("source", "fp32")]
             self.word = np.uint32 if src.bits == 32 else np.uint16
@@ -133,7 +138,7 @@ class _Golden:
     def expected(self, start, n, seed):
         """``(records, draws)`` of patterns ``start .. start+n-1``; draws only where the golden model uses
         them (``sr``)."""
-        a = np.arange(start, start + n, dtype=np.uint64).astype(self.word)
+        a = np.arange(start, start + n, dtype=self.word)
         draws = None
         if self.cfg["unit"] == "encoder":
             if self.cond.mode == "sr":
@@ -158,7 +163,7 @@ def check_chunk(task) -> dict:
     ``seed``. Returns vectors, mismatch count, the first :data:`KEEP` mismatches, wall and CPU seconds."""
     spec, cfg, cond = task["spec"], task["cfg"], Condition(*task["cond"])
     start, count, seed = task["start"], task["count"], task["seed"]
-    t0 = time.perf_counter()
+    t0, c_start = time.perf_counter(), time.process_time()
     exe = build_harness(spec)
     golden = _Golden(cfg, spec, cond)
     state = int(random_bits(seed, 1, 32, start=start)[0]) if spec.rand_bits else 0
@@ -186,7 +191,8 @@ def check_chunk(task) -> dict:
                               "rand": int(rec[i]) >> golden.out_bits if spec.rand_bits else None})
         harness_cpu = run.close()
     return {"vectors": count, "mismatches": bad_count, "first": first, "seconds": time.perf_counter() - t0,
-            "harness_cpu": harness_cpu, "golden_cpu": golden_cpu}
+            "harness_cpu": harness_cpu, "golden_cpu": golden_cpu, "worker_cpu": time.process_time() - c_start,
+            "finished": time.time()}
 
 
 # -- a whole proof ---------------------------------------------------------------------------------------
@@ -249,24 +255,13 @@ def prove(unit: ProofUnit, conditions=None, *, start=0, end=None, seed=PROOF_SEE
     elif store is False:
         store = None
     results = []
-    with (executor(jobs=jobs, scheduler=scheduler) if pool is None else _borrowed(pool)) as ex:
+    with executor(jobs=jobs, scheduler=scheduler) if pool is None else contextlib.nullcontext(pool) as ex:
         for cond in conditions:
             res = _prove_condition(unit, spec, cond, start, end, seed, chunk, ex, store, progress)
             results.append(res)
             if on_result is not None:
                 on_result(res)
     return results
-
-
-class _borrowed:
-    def __init__(self, pool):
-        self.pool = pool
-
-    def __enter__(self):
-        return self.pool
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _prove_condition(unit, spec, cond, start, end, seed, chunk, ex, store, progress):
@@ -277,9 +272,7 @@ def _prove_condition(unit, spec, cond, start, end, seed, chunk, ex, store, progr
                   key=f"{ident}|{a}:{b}") for a, b in _chunks(start, end, chunk)]
     res = ProofResult(unit.top, unit.origin, cond, unit.verilog_hash, start, end, chunks=len(tasks),
                       date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M"))
-    if store is not None:
-        res.resumed = sum(store.get(t["key"]) is not None for t in tasks)
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
     label = f"{unit.top} {cond.label()}" if progress else None
     runner = run_tasks(check_chunk, tasks, executor=ex, store=store, key=operator.itemgetter("key"), progress=label)
     for task, outcome in runner:
@@ -292,6 +285,8 @@ def _prove_condition(unit, spec, cond, start, end, seed, chunk, ex, store, progr
         res.first.extend(outcome["first"])
         res.harness_cpu += outcome["harness_cpu"]
         res.golden_cpu += outcome["golden_cpu"]
+        res.worker_cpu += outcome["worker_cpu"]
+        res.resumed += outcome["finished"] < started  # taken from the store: finished by an earlier run
     res.seconds = time.perf_counter() - t0
     res.first = sorted(res.first, key=lambda m: m["a"])[:KEEP]
     return res

@@ -11,18 +11,16 @@ table of every row; rows not proved yet say so.
 
 from __future__ import annotations
 
-import json
-
 from ..golden import SOURCES, get_format, list_formats
 from ..jobs import cache_dir
 from .prove_unit import ProofUnit
 
 try:
-    from ..jobs import Store
+    from ..jobs import MISSING, Store, digest
 except ImportError:
-    from ._jobs_standin import Store
+    from ._jobs_standin import MISSING, Store, digest
 
-__all__ = ["record_configs", "row_key", "row_store", "table_markdown"]
+__all__ = ["RowStore", "record_configs", "table_markdown"]
 
 
 def record_configs() -> list:
@@ -38,16 +36,27 @@ def record_configs() -> list:
     return out
 
 
-def row_store():
-    """Where finished rows (a condition proved over the whole domain) are recorded."""
-    return Store(cache_dir("prove") / "rows")
+class RowStore:
+    """Finished rows of the record (a condition proved over the whole domain): vectors, mismatches, the
+    first mismatches, wall seconds, date and machine, keyed by everything the proof depended on."""
 
+    def __init__(self, directory=None):
+        self.store = Store(cache_dir("prove") / "rows" if directory is None else directory)
 
-def row_key(unit: ProofUnit, cond, seed) -> str:
-    from .prove import golden_version, prover_version
+    @staticmethod
+    def _key(unit: ProofUnit, cond, seed) -> str:
+        from .prove import golden_version, prover_version
 
-    return json.dumps({"prover": prover_version(), "golden": golden_version(), "harness": unit.harness_spec.key,
-                       "cfg": unit.golden_cfg, "cond": list(cond), "seed": seed}, sort_keys=True)
+        return digest({"prover": prover_version(), "golden": golden_version(), "harness": unit.harness_spec.key,
+                       "cfg": unit.golden_cfg, "cond": list(cond), "seed": seed})
+
+    def get(self, unit, cond, seed):
+        """The row's record, or None."""
+        rec = self.store.get(self._key(unit, cond, seed))
+        return None if rec is MISSING else rec
+
+    def put(self, unit, cond, seed, record) -> None:
+        self.store.put(self._key(unit, cond, seed), record)
 
 
 def _fmt_seconds(s):
@@ -59,19 +68,24 @@ def table_markdown(rows, *, total_seconds=None) -> str:
     lines = ["## Exhaustive proofs (`fpforge prove`)", "",
              "Every input pattern of each unit checked bit for bit (code and flags) against the golden model by "
              "the Verilator C++ harness ([docs/prove.md](prove.md)); `sr` draws: seed 0, pattern i gets draw i.",
-             "", "| unit | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | date | machine |",
-             "|---|---|---|---|---|---:|---:|---:|---|---|"]
+             "The wall time depends on the machine's load (its last column); the CPU time (the harness processes and "
+             "the workers' Python side, golden model included, summed) does much less.",
+             "", "| unit | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | CPU time | date "
+                 "| machine |",
+             "|---|---|---|---|---|---:|---:|---:|---:|---|---|"]
     done = proved = 0
     for unit, cond, rec in rows:
         bias = "-" if cond.bias is None else str(cond.bias)
         head = f"| {unit.top} | {cond.mode} | {cond.sat} | {bias} | `{unit.verilog_hash}` |"
         if rec is None:
-            lines.append(head + " not run | | | | |")
+            lines.append(head + " not run | | | | | |")
             continue
         done += 1
         proved += rec["mismatches"] == 0
         wall = _fmt_seconds(rec["seconds"]) + (" (resumed)" if rec.get("resumed") else "")
-        lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {rec['date']} | {rec['machine']} |")
+        cpu = _fmt_seconds(rec["cpu"]) if "cpu" in rec else "-"
+        lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {cpu} | {rec['date']} | "
+                            f"{rec['machine']} |")
     lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
                   "(resumed): the row finished a run interrupted earlier; its wall time is the last run's."]
     if total_seconds is not None:

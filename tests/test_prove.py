@@ -82,20 +82,45 @@ def test_netlist_of_a_decoder(capsys):
     assert "netlist (fpforge45.lib" in out and "PROVED: 256 vectors" in out
 
 
-def test_cell_models_are_the_textbook_functions():
-    """Each model's table (bit k: inputs in pin order = bits of k) equals the cell's textbook function."""
+def _model_output(text, cell, values):
+    """Evaluate the output of ``cell``'s model in ``text`` for input values (pin order), in Python."""
+    body = text[text.index(f"module {cell} ("):]
+    body = body[: body.index("endmodule")]
+    pins = re.findall(r"^  input (\w+);", body, re.M)
+    env = dict(zip(pins, values))
+    table = re.search(r"localparam \[\d+:0\] \w+ = \d+'b([01]+);", body)
+    if table:
+        bits = table.group(1)
+        return int(bits[len(bits) - 1 - sum(v << i for i, v in enumerate(values))])
+    expr = re.search(r"assign \w+ = (.*);", body).group(1).replace("1'b0", "0").replace("1'b1", "1")
+    return eval(expr, {"__builtins__": {}}, env) & 1
+
+
+def test_cell_models_compute_the_textbook_functions(tmp_path):
+    """Every model (an expression, or a table where the Verilog spelling would differ) computes the cell's
+    textbook function on every input assignment."""
     from fpforge.synth.cells import cell_models
 
-    text = cell_models()
+    odd = tmp_path / "odd.lib"
+    odd.write_text('library (odd) {\n'
+                   '  cell (ODD_X1) { area : 1; pin (A) { direction : input; } pin (B) { direction : input; }\n'
+                   '    pin (Z) { direction : output; function : "A B\'"; } }\n'
+                   '  cell (PREC_X1) { area : 1; pin (A) { direction : input; } pin (B) { direction : input; }\n'
+                   '    pin (C) { direction : input; } pin (Z) { direction : output; function : "A ^ B & C"; } }\n}\n')
     textbook = {"NAND2_X1": lambda a, b: not (a and b), "NOR3_X1": lambda a, b, c: not (a or b or c),
                 "XNOR2_X1": lambda a, b: a == b, "AOI21_X1": lambda a, b1, b2: not (a or (b1 and b2)),
-                "OAI21_X1": lambda a, b1, b2: not (a and (b1 or b2)), "MUX2_X1": lambda a, b, s: b if s else a}
-    for cell, fn in textbook.items():
-        body = text[text.index(f"module {cell} ("):]
-        body = body[: body.index("endmodule")]
-        n = len(re.findall(r"^  input ", body, re.M))
-        want = "".join(str(int(bool(fn(*((k >> i) & 1 for i in range(n)))))) for k in reversed(range(1 << n)))
-        assert re.search(r"= \d+'b([01]+);", body).group(1) == want, cell
+                "OAI21_X1": lambda a, b1, b2: not (a and (b1 or b2)), "MUX2_X1": lambda a, b, s: b if s else a,
+                "INV_X1": lambda a: not a, "ODD_X1": lambda a, b: a and not b,
+                "PREC_X1": lambda a, b, c: (a != b) and c}  # liberty: ^ binds tighter than &
+    for text in (cell_models(), cell_models(odd)):
+        for cell, fn in textbook.items():
+            if f"module {cell} (" not in text:
+                continue
+            n = fn.__code__.co_argcount
+            for k in range(1 << n):
+                values = [(k >> i) & 1 for i in range(n)]
+                assert _model_output(text, cell, values) == int(bool(fn(*values))), (cell, values)
+    assert "localparam" in cell_models(odd) and "~(A1 & A2)" in cell_models()
     with pytest.raises(FpforgeValueError, match="sequential"):
         cell_models(cells=["DFF_X1"])
 
@@ -166,7 +191,8 @@ def test_table_marks_rows_not_run():
     from fpforge.sim.prove_table import table_markdown
 
     unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
-    rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, resumed=0, date="2026-01-02 03:04", machine="2 cores")
+    rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, cpu=140.2, resumed=0, date="2026-01-02 03:04",
+               machine="2 cores")
     text = table_markdown([(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), None)])
-    assert f"| fpforge_enc_fp32_e2m1 | rne | 0 | - | `{unit.verilog_hash}` | 4,294,967,296 | 0 | 72 s |" in text
+    assert f"| fpforge_enc_fp32_e2m1 | rne | 0 | - | `{unit.verilog_hash}` | 4,294,967,296 | 0 | 72 s | 140 s |" in text
     assert "| rne | 1 | - |" in text and "not run" in text and "1 of 2 rows run, 1 proved" in text
