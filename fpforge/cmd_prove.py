@@ -5,6 +5,7 @@ list (``make prove``) and writes its table to docs/results.md."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import asdict
@@ -46,6 +47,8 @@ def add_parser(subparsers):
                    help="prove only these rows of the record: comma list of FORMAT[:MODE[:SAT]] (e.g. e4m3,hif8:hr, "
                         "e5m2:rne:0)")
     a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
+    a.add_argument("--estimate", action="store_true",
+                   help="measure CPU time per vector of every row on a 2^22 sample and project the whole run")
     return p
 
 
@@ -150,15 +153,15 @@ def build_harness_cached(unit) -> bool:
 def _prove_one(args):
     from .cli import _unit_kwargs
     from .sim.prove import CHUNK, prove
+    from .sim.prove_unit import conditions_of, domain_of, unit_config
 
-    if args.only is not None or args.list:
-        raise FpforgeValueError("--only and --list apply to `fpforge prove all`")
-    kwargs = _unit_kwargs(args)
+    if args.only is not None or args.list or args.estimate:
+        raise FpforgeValueError("--only, --list and --estimate apply to `fpforge prove all`")
+    cfg = unit_config(_unit_kwargs(args))
     _check_parallel(args)
-    biases = _parse_biases(args.bias)
-    unit = _unit_of(args, kwargs)
-    conditions = unit.conditions(biases)
-    start, end = _parse_range(args.range, unit.domain)
+    conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
+    start, end = _parse_range(args.range, domain_of(cfg))
+    unit = _unit_of(args, cfg)
     seed = args.seed
     digits = 2 + (unit.a_bits + 3) // 4
     if not args.json:
@@ -195,26 +198,46 @@ def _prove_one(args):
     return 1 if bad else 0
 
 
-def _parse_only(text, units):
-    """``--only FORMAT[:MODE[:SAT]],...`` -> a predicate on (unit, condition)."""
+def _parse_only(text, configs):
+    """``--only FORMAT[:MODE[:SAT]],...`` -> a predicate on (unit configuration, condition); a condition of
+    None asks whether any row of the unit is wanted."""
     if text is None:
-        return lambda unit, cond: True
-    formats = {u.cfg["format"]: u for u in units}
+        return lambda cfg, cond: True
+    formats = {c["format"]: c for c in configs}
     picks = []
     for item in (p.strip() for p in text.split(",")):
         parts = item.split(":")
-        unit = formats.get(parts[0])
-        modes = unit.cfg["rounding"] if unit is not None else ()
-        if unit is None or len(parts) > 3 or (len(parts) > 1 and parts[1] not in modes) or \
+        cfg = formats.get(parts[0])
+        modes = cfg["rounding"] if cfg is not None else ()
+        if cfg is None or len(parts) > 3 or (len(parts) > 1 and parts[1] not in modes) or \
                 (len(parts) > 2 and parts[2] not in ("0", "1")):
             raise FpforgeValueError(f"--only takes FORMAT[:MODE[:SAT]] items with a format of the record "
                                     f"({', '.join(formats)}), its roundings and sat 0 or 1, not {item!r}")
         picks.append((parts[0], parts[1] if len(parts) > 1 else None, int(parts[2]) if len(parts) > 2 else None))
 
-    def wanted(unit, cond):
-        return any(f == unit.cfg["format"] and m in (None, cond.mode) and s in (None, cond.sat) for f, m, s in picks)
+    def wanted(cfg, cond):
+        return any(f == cfg["format"] and (cond is None or m in (None, cond.mode) and s in (None, cond.sat))
+                   for f, m, s in picks)
 
     return wanted
+
+
+def _estimate(selected, cores):
+    from .results import machine
+    from .sim.harness import build_harness
+    from .sim.prove_table import ESTIMATE_SAMPLE, estimate
+
+    print(f"# CPU per vector on a sample of {ESTIMATE_SAMPLE:,} patterns per row; projected wall time on {cores} idle "
+          f"cores; measured on {machine()}")
+    for unit, _ in selected:
+        build_harness(unit.harness_spec)
+    total = 0.0
+    for unit, cond, ns in estimate(selected):
+        seconds = 2**32 * ns / 1e9 / cores
+        total += seconds
+        print(f"  {unit.top:<30} {cond.label():<18} {ns:7.1f} ns/vector  {seconds / 60:6.1f} min")
+    print(f"total: {total / 3600:.1f} h for {sum(len(c) for _, c in selected)} rows on {cores} idle cores")
+    return 0
 
 
 def _prove_all(args):
@@ -233,9 +256,10 @@ def _prove_all(args):
                                 f"--scheduler, not --{given[0].replace('_', '-')}")
     _check_parallel(args)
     configs = record_configs()
-    units = [ProofUnit.generated(cfg) for cfg in configs]
-    wanted = _parse_only(args.only, units)
-    selected = [(u, [c for c in u.conditions() if wanted(u, c)]) for u in units]
+    wanted = _parse_only(args.only, configs)
+    # Listing needs the selected units only; a run needs them all (the table lists every row).
+    units = [ProofUnit.generated(cfg) for cfg in configs if wanted(cfg, None) or not args.list]
+    selected = [(u, [c for c in u.conditions() if wanted(u.cfg, c)]) for u in units]
     selected = [(u, conds) for u, conds in selected if conds]
     if args.list:
         n = sum(len(conds) for _, conds in selected)
@@ -243,6 +267,8 @@ def _prove_all(args):
             print(f"{u.top:<32} {len(conds):>3} conditions  {u.describe()}")
         print(f"{len(selected)} units, {n} proofs of 2^32 inputs ({n * 2**32:,} vectors)")
         return 0
+    if args.estimate:
+        return _estimate(selected, args.jobs or os.cpu_count() or 1)
     rows = RowStore()
     t0 = time.perf_counter()
     with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:

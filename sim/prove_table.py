@@ -20,7 +20,7 @@ try:
 except ImportError:
     from ._jobs_standin import MISSING, Store, digest
 
-__all__ = ["RowStore", "record_configs", "table_markdown"]
+__all__ = ["ESTIMATE_SAMPLE", "RowStore", "estimate", "record_configs", "table_markdown"]
 
 
 def record_configs() -> list:
@@ -57,6 +57,23 @@ class RowStore:
 
     def put(self, unit, cond, seed, record) -> None:
         self.store.put(self._key(unit, cond, seed), record)
+
+
+#: Patterns per sample of :func:`estimate`, at 0x3c000000 (FP32 values from 2^-7 up).
+ESTIMATE_SAMPLE = 1 << 22
+
+
+def estimate(selected, sample=ESTIMATE_SAMPLE):
+    """Yield ``(unit, condition, ns)`` — CPU nanoseconds per vector (harness + worker) measured on one
+    sample of ``sample`` patterns — for each row of ``selected`` (``(unit, conditions)`` pairs); a whole
+    row takes about ``2**32 * ns / cores`` on idle cores."""
+    from .prove import PROOF_SEED, check_chunk
+
+    for unit, conds in selected:
+        for cond in conds:
+            out = check_chunk(dict(spec=unit.harness_spec, cfg=unit.golden_cfg, cond=tuple(cond), start=0x3C000000,
+                                   count=sample, seed=PROOF_SEED))
+            yield unit, cond, 1e9 * (out["harness_cpu"] + out["worker_cpu"]) / sample
 
 
 def _fmt_seconds(s):

@@ -19,7 +19,7 @@ from ..golden.errors import FpforgeValueError
 from ..golden.rng import DEFAULT_RAND_BITS
 from .harness import HarnessSpec, module_ports
 
-__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "unit_config"]
+__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "unit_config"]
 
 #: Biases an encoder of a run-time-bias format is proved at when none are given (the issue's record).
 DEFAULT_BIASES = (0, 7, 31, 63)
@@ -81,6 +81,43 @@ def unit_config(cfg) -> dict:
     else:
         cfg.setdefault("target", "fp32")
     return cfg
+
+
+def domain_of(cfg) -> int:
+    """Number of input patterns of the unit ``cfg``: 2**(source bits) for an encoder, 2**(code bits) for a
+    decoder."""
+    cfg = unit_config(cfg)
+    bits = SOURCES[cfg["source"]].bits if cfg["unit"] == "encoder" else get_format(cfg["format"]).bits
+    return 1 << bits
+
+
+def conditions_of(cfg, biases=None) -> list:
+    """Every (mode, sat) pair of an encoder, for each bias of a run-time-bias format (``biases``; default
+    :data:`DEFAULT_BIASES` for encoders, all 64 for decoders).
+
+    Raises
+    ------
+    FpforgeValueError
+        Biases outside 0..63, or biases for a fixed-bias format.
+    """
+    cfg = unit_config(cfg)
+    fmt = get_format(cfg["format"])
+    runtime = getattr(fmt, "runtime_bias", False)
+    if biases is not None:
+        biases = tuple(biases)
+        if not runtime:
+            raise FpforgeValueError(f"--bias applies to run-time-bias formats, not {fmt.name!r}")
+        bad = [b for b in biases if isinstance(b, bool) or not isinstance(b, int) or b not in RUNTIME_BIASES]
+        if bad or not biases:
+            raise FpforgeValueError(f"biases must be integers in 0..63, not {bad[0] if bad else 'none'!r}")
+    elif runtime:
+        biases = DEFAULT_BIASES if cfg["unit"] == "encoder" else tuple(RUNTIME_BIASES)
+    bias_list = biases if runtime else (None,)
+    if cfg["unit"] == "decoder":
+        return [Condition(bias=b) for b in bias_list]
+    sat = cfg["saturate"]
+    sats = (0, 1) if sat == "runtime" else ((1,) if sat == "on" else (0,))
+    return [Condition(mode, s, b) for b in bias_list for mode in cfg["rounding"] for s in sats]
 
 
 def _modules(text: str) -> list:
@@ -201,30 +238,8 @@ class ProofUnit:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(self.cfg.items())}
 
     def conditions(self, biases=None) -> list:
-        """Every (mode, sat) pair of an encoder, for each bias of a run-time-bias format (``biases``;
-        default :data:`DEFAULT_BIASES` for encoders, all 64 for decoders).
-
-        Raises
-        ------
-        FpforgeValueError
-            Biases outside 0..63, or biases for a fixed-bias format.
-        """
-        runtime = getattr(self.format, "runtime_bias", False)
-        if biases is not None:
-            biases = tuple(biases)
-            if not runtime:
-                raise FpforgeValueError(f"--bias applies to run-time-bias formats, not {self.format.name!r}")
-            bad = [b for b in biases if isinstance(b, bool) or not isinstance(b, int) or b not in RUNTIME_BIASES]
-            if bad or not biases:
-                raise FpforgeValueError(f"biases must be integers in 0..63, not {bad[0] if bad else 'none'!r}")
-        elif runtime:
-            biases = DEFAULT_BIASES if self.cfg["unit"] == "encoder" else tuple(RUNTIME_BIASES)
-        bias_list = biases if runtime else (None,)
-        if self.cfg["unit"] == "decoder":
-            return [Condition(bias=b) for b in bias_list]
-        sat = self.cfg["saturate"]
-        sats = (0, 1) if sat == "runtime" else ((1,) if sat == "on" else (0,))
-        return [Condition(mode, s, b) for b in bias_list for mode in self.cfg["rounding"] for s in sats]
+        """The unit's conditions (:func:`conditions_of`)."""
+        return conditions_of(self.cfg, biases)
 
     def describe(self) -> str:
         c = self.cfg

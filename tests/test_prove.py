@@ -162,6 +162,7 @@ def test_user_file_with_other_ports_is_refused(tmp_path):
     (["encoder", "-f", "e4m3", "--verilog", "/nonexistent/x.v"], "cannot read Verilog file"),
     (["encoder", "-f", "e4m3", "--jobs", "0"], "--jobs must be positive"),
     (["all", "-f", "e4m3"], "proves the record list"),
+    (["encoder", "-f", "e4m3", "--estimate"], "apply to `fpforge prove all`"),
     (["all", "--only", "e4m3,nothing-like-this"], "--only takes FORMAT[:MODE[:SAT]] items"),
     (["all", "--only", "e4m3:hr"], "--only takes FORMAT[:MODE[:SAT]] items"),
 ])
