@@ -231,13 +231,16 @@ def _estimate(selected, cores):
           f"cores; measured on {machine()}")
     for unit, _ in selected:
         build_harness(unit.harness_spec)
-    total = 0.0
-    for unit, cond, ns in estimate(selected):
+    total, bad = 0.0, 0
+    for unit, cond, ns, mismatches in estimate(selected):
         seconds = 2**32 * ns / 1e9 / cores
         total += seconds
-        print(f"  {unit.top:<30} {cond.label():<18} {ns:7.1f} ns/vector  {seconds / 60:6.1f} min")
-    print(f"total: {total / 3600:.1f} h for {sum(len(c) for _, c in selected)} rows on {cores} idle cores")
-    return 0
+        bad += mismatches > 0
+        flag = f"  {mismatches:,} MISMATCHES in the sample" if mismatches else ""
+        print(f"  {unit.top:<30} {cond.label():<18} {ns:7.1f} ns/vector  {seconds / 60:6.1f} min{flag}")
+    print(f"total: {total / 3600:.1f} h for {sum(len(c) for _, c in selected)} rows on {cores} idle cores"
+          + (f"; {bad} rows FAILED on their sample" if bad else ""))
+    return 1 if bad else 0
 
 
 def _prove_all(args):

@@ -64,16 +64,17 @@ ESTIMATE_SAMPLE = 1 << 22
 
 
 def estimate(selected, sample=ESTIMATE_SAMPLE):
-    """Yield ``(unit, condition, ns)`` — CPU nanoseconds per vector (harness + worker) measured on one
-    sample of ``sample`` patterns — for each row of ``selected`` (``(unit, conditions)`` pairs); a whole
-    row takes about ``2**32 * ns / cores`` on idle cores."""
+    """Yield ``(unit, condition, ns, mismatches)`` — CPU nanoseconds per vector (harness + worker) measured
+    on one sample of ``sample`` patterns, and the mismatches found there (a sample is checked like any
+    chunk) — for each row of ``selected`` (``(unit, conditions)`` pairs); a whole row takes about
+    ``2**32 * ns / cores`` on idle cores."""
     from .prove import PROOF_SEED, check_chunk
 
     for unit, conds in selected:
         for cond in conds:
             out = check_chunk(dict(spec=unit.harness_spec, cfg=unit.golden_cfg, cond=tuple(cond), start=0x3C000000,
                                    count=sample, seed=PROOF_SEED))
-            yield unit, cond, 1e9 * (out["harness_cpu"] + out["worker_cpu"]) / sample
+            yield unit, cond, 1e9 * (out["harness_cpu"] + out["worker_cpu"]) / sample, out["mismatches"]
 
 
 def _fmt_seconds(s):
