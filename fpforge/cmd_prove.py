@@ -238,7 +238,8 @@ def _estimate(selected, cores):
         bad += mismatches > 0
         flag = f"  {mismatches:,} MISMATCHES in the sample" if mismatches else ""
         print(f"  {unit.top:<30} {cond.label():<18} {ns:7.1f} ns/vector  {seconds / 60:6.1f} min{flag}")
-    print(f"total: {total / 3600:.1f} h for {sum(len(c) for _, c in selected)} rows on {cores} idle cores"
+    n = sum(len(c) for _, c in selected)
+    print(f"total: {total / 3600:.1f} h for {n} row{'s' * (n != 1)} on {cores} idle cores"
           + (f"; {bad} rows FAILED on their sample" if bad else ""))
     return 1 if bad else 0
 
@@ -260,8 +261,9 @@ def _prove_all(args):
     _check_parallel(args)
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
-    # Listing needs the selected units only; a run needs them all (the table lists every row).
-    units = [ProofUnit.generated(cfg) for cfg in configs if wanted(cfg, None) or not args.list]
+    # Listing and estimating need the selected units only; a run needs them all (the table lists every row).
+    units = [ProofUnit.generated(cfg) for cfg in configs
+             if wanted(cfg, None) or not (args.list or args.estimate)]
     selected = [(u, [c for c in u.conditions() if wanted(u.cfg, c)]) for u in units]
     selected = [(u, conds) for u, conds in selected if conds]
     if args.list:

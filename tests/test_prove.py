@@ -188,6 +188,13 @@ def test_record_is_every_8_bit_encoder_in_every_pair():
     assert len(conds) == 4 * 4 * 2 and {c.bias for c in conds} == {0, 7, 31, 63}
 
 
+def test_estimate_of_a_row(e4m3_unit, capsys):
+    assert main(["prove", "all", "--only", "e4m3:rne:0", "--estimate", "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"fpforge_enc_fp32_e4m3 +rne sat=0 +[\d.]+ ns/vector +[\d.]+ min\n", out), out
+    assert "total: " in out and "for 1 row on 2 idle cores" in out
+
+
 def test_table_marks_rows_not_run():
     from fpforge.sim.prove_table import table_markdown
 
