@@ -49,7 +49,12 @@ def add_parser(subparsers):
     a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
     a.add_argument("--estimate", action="store_true",
                    help="measure CPU time per vector of every row on a 2^22 sample and project the whole run")
+    p.set_defaults(prove_parser=p)
     return p
+
+
+#: The options `fpforge prove all` takes (every other one is refused when given).
+_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler"}
 
 
 def _parse_range(text, domain):
@@ -250,14 +255,11 @@ def _prove_all(args):
     from .sim.prove_table import RowStore, record_configs, table_markdown
     from .sim.prove_unit import ProofUnit
 
-    defaults = dict(format=None, verilog=None, range=None, bias=None, preset=None, rounding=None, name=None,
-                    chunk=None, source="fp32", target="fp32", seed=0, latency=0, rand_bits=None, liberty=None)
-    given = [o for o, v in defaults.items() if getattr(args, o, v) != v]
-    given += [o for o in ("netlist", "saturate", "sat_port", "nan_to_zero", "paper_literal", "ieee_denormals",
-                          "fresh", "json") if getattr(args, o, False)]
-    if given:
-        raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --jobs and "
-                                f"--scheduler, not --{given[0].replace('_', '-')}")
+    extra = [a.option_strings[0] for a in args.prove_parser._actions
+             if a.option_strings and a.dest not in _ALL_OPTIONS and getattr(args, a.dest, a.default) != a.default]
+    if extra:
+        raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --estimate, "
+                                f"--jobs and --scheduler, not {extra[0]}")
     _check_parallel(args)
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
