@@ -22,7 +22,9 @@ def add_parser(subparsers):
         "prove", help="prove a unit on every input (Verilator C++ harness) against the golden model",
         description="Simulate every input pattern of an encoder or decoder (default: all 2^32 for an FP32 source) "
                     "under every (mode, sat) pair it has, and compare code and flags bit for bit with the golden "
-                    "model. Exit 1 on a mismatch. `prove all` proves the record list and writes docs/results.md.")
+                    "model. Exit 1 on a mismatch. The rand port of an sr unit gets the golden generator's draws for "
+                    "--seed (default 0): pattern i gets draw i. `prove all` proves the record list (make prove) and "
+                    "writes docs/results.md.")
     _add_unit_options(p, units=("encoder", "decoder", "all"))
     g = p.add_argument_group("proof")
     g.add_argument("--bias", action="append", default=None,
