@@ -9,7 +9,7 @@ JOBS   ?= 2
 setup:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[test,native]"
 	$(PY) -m fpforge formats > /dev/null
 
 # Fast tier: golden model, gateware, synthesis and every cocotb regression of the issue on both

@@ -2,8 +2,8 @@
 resumable task execution on local processes or a Dask cluster (the design-space sweep and the prover)."""
 
 from .cache import cache_dir, write_atomic
-from .executor import MAX_ATTEMPTS, Executor, TaskFailure, executor, run_tasks
+from .executor import MAX_ATTEMPTS, Executor, TaskFailure, executor, run_tasks, task_key
 from .store import MISSING, Store, canonical_json, digest
 
 __all__ = ["MAX_ATTEMPTS", "MISSING", "Executor", "Store", "TaskFailure", "cache_dir", "canonical_json", "digest",
-           "executor", "run_tasks", "write_atomic"]
+           "executor", "run_tasks", "task_key", "write_atomic"]

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError, ToolError, ToolMissing
 from .store import MISSING, Store, digest
 
-__all__ = ["MAX_ATTEMPTS", "Executor", "TaskFailure", "executor", "run_tasks"]
+__all__ = ["MAX_ATTEMPTS", "Executor", "TaskFailure", "executor", "run_tasks", "task_key"]
 
 #: How often a task is started on a local worker that then dies before it gives up.
 MAX_ATTEMPTS = 3
@@ -300,6 +300,13 @@ def _progress_bar(label, total):
     return tqdm(total=total, desc=str(label), unit="task", dynamic_ncols=True, file=sys.stderr)
 
 
+def task_key(fn, task, key=None) -> str:
+    """The store key :func:`run_tasks` gives ``task``: the digest of ``fn``'s qualified name and
+    ``key(task)`` (default: the task itself)."""
+    name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
+    return digest([name, key(task) if key is not None else task])
+
+
 def run_tasks(fn, tasks, *, executor, store=None, key=None, progress=None):
     """Run ``fn`` on every task and yield ``(task, outcome)`` as each finishes (see the module docstring).
 
@@ -350,10 +357,9 @@ def run_tasks(fn, tasks, *, executor, store=None, key=None, progress=None):
         # Group equal tasks by key: each distinct key runs once.
         groups: dict[object, list[int]] = {}
         keys = {}
-        name = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', repr(fn))}"
         for i, task in enumerate(tasks):
             if store is not None or key is not None:
-                k = digest([name, key(task) if key is not None else task])
+                k = task_key(fn, task, key)
             else:
                 k = i
             keys[i] = k

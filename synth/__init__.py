@@ -1,23 +1,25 @@
 """Synthesis and area estimation (yosys + a Liberty cell library).
 
-See :mod:`fpforge.synth.flow` for the flow and the definitions of gate
-equivalents (GE) and logic depth.
+See :mod:`fpforge.synth.flow` for the flow and the definitions of gate equivalents (GE) and logic depth,
+:mod:`fpforge.synth.liberty` for reading a library's cells (``read_liberty``) and
+:mod:`fpforge.synth.yosys` for which yosys runs (``yosys_backend``).
 """
 
-from .flow import (
-    DEFAULT_ABC_SCRIPT,
-    DEFAULT_LIBERTY,
-    SynthError,
-    format_report,
-    nand2_reference,
-    synthesize,
-)
+from .errors import SynthError
+from .flow import DEFAULT_ABC_SCRIPT, format_report, synthesize
+from .liberty import DEFAULT_LIBERTY, Cell, Liberty, function_truth_table, nand2_reference, read_liberty
+from .yosys import yosys_backend
 
 __all__ = [
     "DEFAULT_ABC_SCRIPT",
     "DEFAULT_LIBERTY",
+    "Cell",
+    "Liberty",
     "SynthError",
     "format_report",
+    "function_truth_table",
     "nand2_reference",
+    "read_liberty",
     "synthesize",
+    "yosys_backend",
 ]

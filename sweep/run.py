@@ -1,0 +1,159 @@
+"""``fpforge.sweep.run``: evaluate every point of a space — QSNR, dot-product area at the space's r and f,
+area relative to the FP8 unit at the same r and f, memory, cost, Pareto — in parallel and cached."""
+
+from __future__ import annotations
+
+import time
+
+from ..golden.errors import FpforgeTypeError
+from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
+from .evaluate import area_key, area_task, numerics_key, numerics_task, unit_spec
+from .space import Space, load_space
+from .table import SweepResult, memory_rel, pareto
+
+__all__ = ["evaluate", "run"]
+
+_FP8 = dict(family="fp", format="e4m3", m=3, k1=1, k2=1, d1=None, d2=4)
+
+
+def evaluate(task):
+    """The one task function of a sweep: ``task["kind"]`` is ``numerics`` or ``area``."""
+    return numerics_task(task) if task["kind"] == "numerics" else area_task(task)
+
+
+def _key(task):
+    return numerics_key(task) if task["kind"] == "numerics" else area_key(task)
+
+
+def _numerics(space, p, auto):
+    point = {k: v for k, v in p.items() if k != "name"}  # the name does not change the numbers
+    task = dict(kind="numerics", point=point, vectors=space.vectors, seed=space.seed)
+    if auto:
+        task["auto_r"] = space.r_of(p)
+    return task
+
+
+def _area(space, unit):
+    return dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
+
+
+def _size(task):
+    """Rough synthesis effort of an area task (big units first balances the workers)."""
+    u = task.get("unit", {})
+    return (u.get("r", 0), str(u.get("format")))
+
+
+def _run(fn, tasks, ex, store, label, stats):
+    if store is not None:
+        stats["cached"] += sum(store.path(task_key(fn, t, _key)).exists() for t in tasks)
+    out = {}
+    for task, outcome in run_tasks(fn, tasks, executor=ex, store=store, key=_key, progress=label):
+        out[canonical_json(task)] = outcome
+    stats["tasks"] += len(tasks)
+    return out
+
+
+def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None, progress=True) -> SweepResult:
+    """Sweep ``space`` and return its table.
+
+    Parameters
+    ----------
+    space : str, Path or Space
+        A built-in space name (``fpforge.sweep.SPACES``), a TOML file, or a :class:`Space`.
+    executor : fpforge.jobs.Executor, optional
+        From ``fpforge.jobs.executor(jobs=..., scheduler=...)``; None runs in this process.
+    cache : str, Path, Store or False, optional
+        The result store (default ``fpforge.jobs.cache_dir("sweep")``); False: no cache.
+    synth : bool, default True
+        Synthesize the units (False: QSNR, bits and memory only).
+    vectors, seed : int, optional
+        Override the space's QSNR vectors and seed.
+    progress : bool, default True
+        Progress bars on a terminal.
+
+    Returns
+    -------
+    SweepResult
+    """
+    space = load_space(space)
+    if not isinstance(space, Space):
+        raise FpforgeTypeError(f"fpforge.sweep.run takes a dot-product space; {space.name!r} is an area table "
+                               "(fpforge.sweep.area.run_area)")
+    space = space.with_(vectors=vectors, seed=seed)
+    if cache is False:
+        store = None
+    elif isinstance(cache, Store):
+        store = cache
+    else:
+        store = Store(cache if cache is not None else cache_dir("sweep"))
+    if executor is None:
+        executor = Executor()
+    t0 = time.monotonic()
+    stats = dict(tasks=0, cached=0, executor=executor.describe())
+    corrupt0 = store.corrupt if store else 0
+    label = f"sweep {space.name}" if progress else None
+    auto = space.f == "auto"
+
+    num_tasks = [_numerics(space, p, auto) for p in space.points]
+    area_tasks = []
+    if synth and not auto:
+        area_tasks = _unit_tasks(space, {p["name"]: space.f for p in space.points})
+    # Area tasks first, largest first: they are the long ones; numerics fill the gaps.
+    results = _run(evaluate, sorted(area_tasks, key=_size, reverse=True) + num_tasks, executor, store, label, stats)
+    numbers = {p["name"]: results[canonical_json(t)] for p, t in zip(space.points, num_tasks)}
+    fs = {}
+    for p in space.points:
+        n = numbers[p["name"]]
+        fs[p["name"]] = n.get("f") if auto and not isinstance(n, TaskFailure) else (None if auto else space.f)
+    if synth and auto:
+        area_tasks = _unit_tasks(space, {k: v for k, v in fs.items() if v is not None})
+        results.update(_run(evaluate, sorted(area_tasks, key=_size, reverse=True), executor, store, label, stats))
+
+    rows, failures = [], []
+    for p in space.points:
+        r, f = space.r_of(p), fs[p["name"]]
+        row = dict(name=p["name"], family=p["family"], m=p["m"], k1=p["k1"], d1=p["d1"], k2=p["k2"], d2=p["d2"],
+                   r=r, f=f, bits_per_element=p["bits_per_element"], memory_rel=memory_rel(p["bits_per_element"]))
+        errors = []
+        n = numbers[p["name"]]
+        if isinstance(n, TaskFailure):
+            errors.append(f"qsnr: {n.message}")
+        else:
+            row.update(qsnr_db=n["qsnr_db"], qsnr_p5_db=n["qsnr_p5_db"])
+        if synth and f is not None:
+            a = results[canonical_json(_area(space, unit_spec(p, r, f)))]
+            base = results[canonical_json(_area(space, unit_spec(_FP8, r, f)))]
+            if isinstance(a, TaskFailure):
+                errors.append(f"synthesis: {a.message}")
+            else:
+                row.update(area_um2=a["area_um2"], ge=a["ge"], cell_count=a["cell_count"],
+                           flip_flops=a["flip_flops"], logic_depth=a["logic_depth"], synth_s=a["synth_s"],
+                           synth_cpu_s=a.get("synth_cpu_s"), yosys=a["yosys"], verilog_sha256=a["verilog_sha256"])
+                if isinstance(base, TaskFailure):
+                    errors.append(f"FP8 baseline synthesis: {base.message}")
+                else:
+                    row["fp8_area_um2"] = base["area_um2"]
+                    row["area_rel"] = a["area_um2"] / base["area_um2"]
+                    row["cost"] = row["area_rel"] * row["memory_rel"]
+        if errors:
+            row["error"] = "; ".join(errors)
+            failures.append((p["name"], row["error"]))
+        rows.append(row)
+    for row, on in zip(rows, pareto(rows)):
+        row["pareto"] = on
+    stats.update(seconds=time.monotonic() - t0, corrupt=(store.corrupt - corrupt0) if store else 0,
+                 failed=sum(isinstance(o, TaskFailure) for o in results.values()))
+    stats["computed"] = stats["tasks"] - stats["cached"]
+    return SweepResult(space, rows, failures, stats)
+
+
+def _unit_tasks(space, fs):
+    units = {}
+    for p in space.points:
+        f = fs.get(p["name"])
+        if f is None:
+            continue
+        r = space.r_of(p)
+        for unit in (unit_spec(p, r, f), unit_spec(_FP8, r, f)):
+            units[canonical_json(unit)] = _area(space, unit)
+    return list(units.values())
