@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .space import Space, _grid_points, preset_points
 
-__all__ = ["SPACES", "paper", "small"]
+__all__ = ["SPACES", "paper", "paper_sample", "small"]
 
 #: The OCP MX formats and the FP8/INT baselines every Fig. 7 space shows.
 _REFERENCE = ("fp8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
@@ -39,4 +39,13 @@ def paper() -> Space:
                  "BFP/MSFP, INT-like, FP8 and OCP MX")
 
 
-SPACES = {"paper": paper, "small": small}
+def paper_sample() -> Space:
+    """Every 10th point of ``paper`` and its named formats (~95 points): the per-point times of
+    ``make bench`` and a quick look at the figure."""
+    full = paper()
+    named = [p for p in full.points if not p["name"].startswith("bdr_")]
+    return Space("paper-sample", named + full.points[::10], r=full.r, f=full.f,
+                 description="every 10th point of the paper space, and its named formats")
+
+
+SPACES = {"paper": paper, "paper-sample": paper_sample, "small": small}

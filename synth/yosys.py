@@ -210,13 +210,16 @@ def _last_error_line(*texts: str) -> str:
     lines: list[str] = []
     for t in texts:
         lines.extend(t.splitlines())
-    errors = [ln.strip() for ln in lines if ln.strip().startswith("ERROR:")]
+    # yowasp logs "ERROR: ..."; libyosys (pyosys) "file.v:2: ERROR: ..."
+    errors = [ln.strip() for ln in lines if ln.strip().startswith("ERROR:") or ": ERROR:" in ln]
     if errors:
         return errors[-1]
     useful = [
         ln.strip()
         for ln in lines
-        if ln.strip() and not ln.startswith("Preparing to run") and not ln.strip().startswith("End of script")
+        if ln.strip()
+        and not ln.startswith("Preparing to run")
+        and not ln.strip().startswith(("End of script", "-- Running command"))
     ]
     return useful[-1] if useful else "yosys exited without an error message"
 

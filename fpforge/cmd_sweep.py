@@ -1,0 +1,151 @@
+"""``fpforge sweep SPACE``: a design-space sweep (QSNR x area x memory, Pareto, Fig. 7, the paper's
+claims) or an area table of the docs, on local processes or a Dask cluster, cached and resumable."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .golden.errors import FpforgeValueError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers):
+    from .sweep import SPACES
+    from .sweep.area import AREA_SPACES
+
+    names = ", ".join([*SPACES, *AREA_SPACES])
+    p = subparsers.add_parser("sweep", help="design-space sweep (the MX paper's Fig. 7) or an area table, cached, "
+                                            "on local processes or Dask",
+                              description=f"SPACE is a built-in space ({names}) or a TOML file (docs/sweep.md).")
+    p.add_argument("space", metavar="SPACE", help=f"built-in space ({names}) or a .toml file")
+    p.add_argument("-o", "--output", default=None, help="CSV file of the results")
+    p.add_argument("--json", default=None, metavar="FILE", help="JSON file of the results")
+    p.add_argument("--plot", default=None, metavar="FILE", help="the figure: FILE.png or FILE.svg")
+    p.add_argument("--claims", action="store_true", help="print the paper's claims against the results")
+    p.add_argument("--results", action="store_true",
+                   help="write the tables (and figure and CSV beside it) into docs/results.md")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: all cores; "
+                                                                "0: in this process)")
+    g.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="a Dask scheduler, tcp://HOST:PORT (workers need fpforge installed)")
+    p.add_argument("--cache", default=None, metavar="DIR", help="result cache (default: the per-user cache, "
+                                                                "$FPFORGE_CACHE/sweep)")
+    p.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
+    p.add_argument("--vectors", type=int, default=None, help="QSNR vectors (default: the space's, 10000)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the QSNR vectors (default: the space's, 0)")
+    p.add_argument("--no-synth", action="store_true", help="QSNR, bits and memory only: no synthesis")
+
+
+def _check_out(path, exts, what):
+    if path is None:
+        return None
+    if path == "-":
+        return path
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if exts and ext not in exts:
+        raise FpforgeValueError(f"{what} must end in {' or '.join('.' + e for e in exts)}, not {path!r}")
+    d = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(d):
+        raise FpforgeValueError(f"cannot write {path!r}: directory {d!r} does not exist")
+    return path
+
+
+def _write(path, data):
+    from .jobs import write_atomic
+
+    if path == "-":
+        sys.stdout.write(data if isinstance(data, str) else data.decode())
+        return
+    try:
+        write_atomic(path, data)
+    except OSError as e:
+        raise FpforgeValueError(f"cannot write {path!r}: {e.strerror or e}") from None
+
+
+def run(args) -> int:
+    from .jobs import executor
+    from .sweep import load_space
+    from .sweep import run as sweep_run
+
+    out_csv = _check_out(args.output, ("csv",), "-o/--output")
+    out_json = _check_out(args.json, ("json",), "--json")
+    out_plot = _check_out(args.plot, ("png", "svg"), "--plot")
+    for opt, v in (("--vectors", args.vectors), ("--seed", args.seed)):
+        if v is not None and v < (1 if opt == "--vectors" else 0):
+            raise FpforgeValueError(f"{opt} must be {'>= 1' if opt == '--vectors' else '>= 0'}, not {v}")
+    if args.jobs is not None and args.jobs < 0:
+        raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    space = load_space(args.space)
+    cache = False if args.no_cache else args.cache
+    if getattr(space, "kind", "dot") == "area":
+        return _run_area(args, space, cache, out_csv, out_json, out_plot)
+    if args.no_synth and (out_plot or args.claims):
+        raise FpforgeValueError("--plot and --claims need areas: drop --no-synth")
+    try:
+        with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
+            result = sweep_run(space, executor=ex, cache=cache, synth=not args.no_synth, vectors=args.vectors,
+                               seed=args.seed)
+    except KeyboardInterrupt:
+        print("fpforge: interrupted; finished points are in the cache, a rerun resumes", file=sys.stderr)
+        return 130
+    if out_csv:
+        _write(out_csv, result.csv())
+    if out_json:
+        _write(out_json, result.json())
+    if out_plot:
+        from .sweep.plot import plot_pareto
+
+        _write(out_plot, plot_pareto(result, os.path.splitext(out_plot)[1].lower().lstrip(".")))
+    if args.claims:
+        from .sweep.claims import claims_markdown
+
+        print(claims_markdown(result))
+    if args.results:
+        from .sweep.report import write_results
+
+        print(f"wrote {write_results(result, _command(args))}")
+    if not (out_csv or out_json or args.claims) or out_csv != "-":
+        print(result.summary(), file=sys.stderr if out_csv == "-" else sys.stdout)
+    return 1 if result.failures else 0
+
+
+def _run_area(args, space, cache, out_csv, out_json, out_plot):
+    from .jobs import executor
+    from .sweep.area import run_area
+
+    if out_plot or args.claims or args.no_synth or args.vectors is not None or args.seed is not None:
+        raise FpforgeValueError(f"{space.name} is an area table: --plot, --claims, --no-synth, --vectors and "
+                                "--seed apply to dot-product spaces")
+    try:
+        with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
+            table = run_area(space, executor=ex, cache=cache)
+    except KeyboardInterrupt:
+        print("fpforge: interrupted; finished units are in the cache, a rerun resumes", file=sys.stderr)
+        return 130
+    if out_csv:
+        _write(out_csv, table.csv())
+    if out_json:
+        _write(out_json, table.json())
+    print(table.markdown())
+    if args.results:
+        from .results import write_section
+
+        print(f"wrote {write_section(space.name, table.markdown(heading=True), command=_command(args))}")
+    print(table.summary(), file=sys.stderr)
+    return 1 if table.failures else 0
+
+
+def _command(args):
+    parts = ["fpforge sweep", str(args.space)]
+    if args.vectors is not None:
+        parts.append(f"--vectors {args.vectors}")
+    if args.seed is not None:
+        parts.append(f"--seed {args.seed}")
+    if args.claims:
+        parts.append("--claims")
+    parts.append("--results")
+    return " ".join(parts)
+

@@ -1,0 +1,104 @@
+"""The sweep's figure (the MX paper's Fig. 7): QSNR against cost = area x memory relative to FP8, log x axis,
+every point coloured by its bits per element, the Pareto frontier as a line, the named formats labelled."""
+
+from __future__ import annotations
+
+import io
+import math
+
+__all__ = ["LABELS", "plot_pareto"]
+
+#: Points labelled on the figure (row name -> label), when present.
+LABELS = {"mx9": "MX9", "mx6": "MX6", "mx4": "MX4", "e4m3": "E4M3", "e5m2": "E5M2", "msfp12": "MSFP12",
+          "msfp16": "MSFP16", "mxfp8_e4m3": "MXFP8 (E4M3)", "mxfp8_e5m2": "MXFP8 (E5M2)", "mxint8": "MXINT8",
+          "mxfp6_e3m2": "MXFP6 (E3M2)", "mxfp4_e2m1": "MXFP4", "int8": "INT8"}
+
+# Label offsets tried around a point (points), nearest first.
+_OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.8, 2.7, 3.8) for dx, dy in
+            ((14, 10), (14, -14), (-14, 10), (-14, -14), (0, 16), (0, -20), (22, 0), (-22, 0))]
+
+
+def _place_labels(ax, fig, items, xy_all):
+    """Annotate ``items`` ((x, y, text)) choosing, for each, the offset whose text box overlaps the fewest
+    already placed labels and plotted points (a greedy repel; deterministic)."""
+    renderer = fig.canvas.get_renderer()
+    trans = ax.transData
+    pts_px = trans.transform(xy_all) if len(xy_all) else []
+    placed = []
+    frame = ax.get_window_extent(renderer)
+    for x, y, text in sorted(items, key=lambda t: (t[0], -t[1])):
+        best = None
+        for dx, dy in _OFFSETS:
+            ann = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=8.5,
+                              ha="left" if dx > 0 else "right" if dx < 0 else "center",
+                              va="bottom" if dy > 0 else "top" if dy < 0 else "center",
+                              bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
+                              arrowprops=dict(arrowstyle="-", lw=0.6, color="0.25", shrinkA=0, shrinkB=3),
+                              zorder=6)
+            box = ann.get_window_extent(renderer).expanded(1.05, 1.15)
+            score = sum(box.overlaps(b) for b in placed) * 100
+            score += sum(1 for px, py in pts_px if box.x0 <= px <= box.x1 and box.y0 <= py <= box.y1)
+            if not (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1):
+                score += 1000
+            score += math.hypot(dx, dy) / 100
+            if best is None or score < best[0]:
+                if best is not None:
+                    best[1].remove()
+                best = (score, ann, box)
+            else:
+                ann.remove()
+            if score < 0.5:
+                break
+        placed.append(best[2])
+
+
+def plot_pareto(result, fmt="png", title=None) -> bytes:
+    """Fig. 7 of the MX paper from a :class:`~fpforge.sweep.SweepResult`, as PNG or SVG bytes (identical
+    bytes for identical results). Points without a cost (failed or unsynthesized) are left out."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"figure format must be png or svg, not {fmt!r}")
+    rows = [r for r in result.rows if r.get("cost") is not None and r.get("qsnr_db") is not None
+            and math.isfinite(r["qsnr_db"])]
+    if not rows:
+        raise ValueError("nothing to plot: no point has both a QSNR and a cost (run with synthesis)")
+    sp = result.space
+    with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none", "font.size": 10}):
+        fig, ax = plt.subplots(figsize=(9, 6), dpi=150)
+        xs = [r["cost"] for r in rows]
+        ys = [r["qsnr_db"] for r in rows]
+        bits = [r["bits_per_element"] for r in rows]
+        sc = ax.scatter(xs, ys, c=bits, cmap="viridis", s=14, alpha=0.75, linewidths=0, zorder=3)
+        front = sorted((r["cost"], r["qsnr_db"]) for r in rows if r.get("pareto"))
+        if front:
+            fx, fy = zip(*front)
+            ax.step(fx, fy, where="post", color="crimson", lw=1.4, zorder=4, label="Pareto frontier")
+            ax.scatter(fx, fy, s=22, facecolors="none", edgecolors="crimson", lw=0.9, zorder=4)
+        named = [r for r in rows if r["name"] in LABELS]
+        ax.scatter([r["cost"] for r in named], [r["qsnr_db"] for r in named], s=46, marker="D",
+                   c=[r["bits_per_element"] for r in named], cmap="viridis", vmin=min(bits), vmax=max(bits),
+                   edgecolors="black", linewidths=0.9, zorder=5)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(base=2))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.axvline(1.0, color="0.5", lw=0.8, ls="--", zorder=1)
+        ax.set_xlabel("cost = dot-product area × memory, relative to FP8 (E4M3 + E5M2) = 1   (log scale)")
+        ax.set_ylabel("QSNR (dB), mean over vectors")
+        ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
+        cb = fig.colorbar(sc, ax=ax, pad=0.015)
+        cb.set_label("bits per element")
+        ax.legend(loc="lower right", fontsize=9, frameon=True)
+        ax.set_title(title or f"{sp.name}: {len(rows)} formats, r = {sp.r}, f = {sp.f}, {sp.vectors:,} vectors",
+                     fontsize=11)
+        fig.tight_layout()
+        _place_labels(ax, fig, [(r["cost"], r["qsnr_db"], LABELS[r["name"]]) for r in named], list(zip(xs, ys)))
+        buf = io.BytesIO()
+        meta = {"Software": None} if fmt == "png" else {"Creator": None, "Date": None}
+        fig.savefig(buf, format=fmt, metadata=meta)
+        plt.close(fig)
+    return buf.getvalue()
