@@ -12,7 +12,7 @@ import numpy as np
 __all__ = ["main", "write_atomic"]
 
 
-from . import cmd_prove, cmd_scale, cmd_scaling
+from . import cmd_prove, cmd_scale, cmd_scaling, cmd_sweep
 from .golden.errors import FpforgeError
 from .jobs import write_atomic
 
@@ -514,12 +514,13 @@ def _parser():
     cmd_scale.add_parser(sub)
     cmd_scaling.add_parser(sub)
     cmd_prove.add_parser(sub)
+    cmd_sweep.add_parser(sub)
     return p
 
 
 _COMMANDS = {"formats": cmd_formats, "table": cmd_table, "plot": cmd_plot, "qsnr": cmd_qsnr, "dot-error": cmd_dot_error,
              "verilog": cmd_verilog, "synth": cmd_synth, "sim": cmd_sim, "scale": cmd_scale.run,
-             "scaling-demo": cmd_scaling.run, "prove": cmd_prove.run}
+             "scaling-demo": cmd_scaling.run, "prove": cmd_prove.run, "sweep": cmd_sweep.run}
 
 
 def main(argv=None):

@@ -179,9 +179,14 @@ def area_task(task) -> dict:
     from ..hw import build_unit, default_name, to_verilog
     from ..synth import synthesize, yosys_backend
 
+    from .area import _resolve
+
     t0 = time.perf_counter()
-    unit = build_unit(**task["unit"])
-    top = default_name(unit)
+    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in task["unit"].items()}
+    name = cfg.pop("name", None)
+    cfg["format"] = _resolve(cfg["format"])
+    unit = build_unit(**cfg)
+    top = name or default_name(unit)
     verilog = to_verilog(unit, top)
     t1 = time.perf_counter()
     c1 = _child_cpu()

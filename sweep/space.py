@@ -293,6 +293,7 @@ def from_dict(data: dict, where="") -> Space:
 
 def load_space(space):
     """A built-in space by name (``fpforge.sweep.SPACES``), a TOML file path, or a :class:`Space` as is."""
+    from .area import AREA_SPACES
     from .spaces import SPACES
 
     if isinstance(space, Space) or getattr(space, "kind", None) == "area":
@@ -301,10 +302,12 @@ def load_space(space):
         raise FpforgeTypeError(f"space must be a built-in name, a TOML file or a Space, not {space!r}")
     if str(space) in SPACES:
         return SPACES[str(space)]()
+    if str(space) in AREA_SPACES:
+        return AREA_SPACES[str(space)]()
     path = Path(space)
     if path.suffix.lower() != ".toml" or not path.is_file():
-        raise UnknownName(f"unknown space {str(space)!r}: not a built-in space ({', '.join(SPACES)}) nor an "
-                          "existing .toml file")
+        raise UnknownName(f"unknown space {str(space)!r}: not a built-in space ({', '.join([*SPACES, *AREA_SPACES])}) "
+                          "nor an existing .toml file")
     try:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
