@@ -127,7 +127,7 @@ def run_area(space, *, executor=None, cache=None) -> AreaTable:
     executor = executor or Executor()
     t0 = time.monotonic()
     tasks = [dict(kind="area", unit=u, liberty=None, abc_script=None) for u in space.units()]
-    cached = sum(store.path(task_key(evaluate, t, _key)).exists() for t in tasks) if store else 0
+    cached = sum(task_key(evaluate, t, _key) in store for t in tasks) if store else 0
     reports = {}
     for task, outcome in run_tasks(evaluate, tasks, executor=executor, store=store, key=_key,
                                    progress=f"sweep {space.name}"):

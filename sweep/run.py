@@ -45,7 +45,7 @@ def _size(task):
 
 def _run(fn, tasks, ex, store, label, stats):
     if store is not None:
-        stats["cached"] += sum(store.path(task_key(fn, t, _key)).exists() for t in tasks)
+        stats["cached"] += sum(task_key(fn, t, _key) in store for t in tasks)  # (drops corrupt entries)
     out = {}
     for task, outcome in run_tasks(fn, tasks, executor=ex, store=store, key=_key, progress=label):
         out[canonical_json(task)] = outcome

@@ -1,0 +1,224 @@
+"""fpforge.sweep: spaces and their TOML schema, QSNR against Theorem 1's bound and an independent INT
+quantizer, memory and Pareto rules, and tiny real sweeps (yosys) locally and on a 2-worker Dask
+LocalCluster on 127.0.0.1 — identical bit for bit — with a killed worker, a corrupt cache and failures."""
+
+import csv
+import math
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from fpforge.cli import main
+from fpforge.golden.errors import FpforgeValueError, UnknownName
+from fpforge.golden.qsnr import gaussian_vectors, qsnr_bound, qsnr_table
+from fpforge.jobs import Store, executor
+from fpforge.sweep import SPACES, Space, load_space, memory_rel, pareto, point, preset_points, run
+from fpforge.sweep.evaluate import numerics_task, quantize_int
+
+ISSUE_TOML = """
+name = "small"
+[dot]
+r = 16
+f = 24
+[[grid]]
+family = "bdr"
+m  = [2, 4]
+k1 = [16]
+d1 = [8]
+k2 = [2, 16]
+d2 = [0, 1]
+[[points]]
+preset = "fp8"
+"""
+
+# Three cheap units (and the r = 2 FP8 baseline): a few seconds of yosys each.
+TINY = """
+name = "tiny"
+[dot]
+r = 2
+f = 8
+[qsnr]
+vectors = 64
+[[grid]]
+m = [1]
+k1 = [2]
+k2 = [1]
+d2 = [0, 1]
+[[points]]
+preset = "e4m3"
+"""
+
+
+def _space(tmp_path, text, name="space.toml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_issue_schema_expands_the_grid(tmp_path):
+    sp = load_space(_space(tmp_path, ISSUE_TOML))
+    names = [p["name"] for p in sp.points]
+    # d2 = 0 makes k2 = k1 (one BFP point per m), k2 = k1 with d2 = 1 is skipped, presets keep their names.
+    assert names == ["bdr_m2_k16_d8_k16_d0", "mx4", "bdr_m4_k16_d8_k16_d0", "mx6", "e4m3", "e5m2"]
+    assert (sp.r, sp.f, sp.vectors, sp.seed) == (16, 24, 10_000, 0)
+    mx6 = sp.points[3]
+    assert mx6["bits_per_element"] == pytest.approx(4 + 1 + 8 / 16 + 1 / 2)
+
+
+def test_paper_space_spans_the_papers_design_space():
+    sp = SPACES["paper"]()
+    assert len(sp.points) >= 800
+    names = {p["name"] for p in sp.points}
+    for n in ("mx9", "mx6", "mx4", "msfp12", "msfp16", "e4m3", "e5m2", "mxfp8_e4m3", "mxint8", "int8"):
+        assert n in names
+    for m in (7, 4, 2):  # every pair the claims compare
+        for k2, d2 in ((2, 2), (8, 1), (1, 1)):
+            assert f"bdr_m{m}_k16_d8_k{k2}_d{d2}" in names
+    assert sp.r_of(next(p for p in sp.points if p["k1"] == 32)) == 32
+
+
+@pytest.mark.parametrize("text, message", [
+    ('name = "x"\n[dot]\nr = 16\nf = 300\n[[points]]\npreset = "mx9"\n', "f must be an integer in 8..256"),
+    ('name = "x"\n[dot]\nr = 16\n[[points]]\npreset = "mx10"\n', "unknown sweep preset 'mx10'"),
+    ('name = "x"\n[dot]\nr = 16\n[[grid]]\nm = [2]\nk1 = 16\nk2 = 2\nd2 = 1\nq = 3\n', "unknown key(s) q"),
+    ('name = "x"\n[dot]\nf = 16\n[[points]]\npreset = "mx9"\n', "[dot] needs r"),
+    ('name = "x"\n[dot]\nr = 16\n', "has no points"),
+    ('name = "x"\n[dot\n', "not valid TOML"),
+])
+def test_bad_spaces_are_one_line_errors(tmp_path, text, message):
+    with pytest.raises((FpforgeValueError, UnknownName)) as info:
+        load_space(_space(tmp_path, text))
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_qsnr_matches_golden_and_respects_theorem_1():
+    x = gaussian_vectors(300, 256, 5)
+    golden = {r["name"]: r["mean"] for r in qsnr_table(["mx9", "mx4", "e4m3"], n_vectors=300, seed=5)}
+    for name in ("mx9", "mx4", "e4m3"):
+        (p,) = preset_points(name)
+        out = numerics_task(dict(point=p, vectors=300, seed=5))
+        assert out["qsnr_db"] == pytest.approx(golden[name], abs=1e-9)
+    for p in (point(m=3, k1=8, k2=2, d2=2), point(m=5, k1=32, k2=4, d2=1)):
+        out = numerics_task(dict(point=p, vectors=300, seed=5))
+        assert out["qsnr_p5_db"] >= qsnr_bound(p["format"]) - 1e-9  # every vector is above the bound
+    del x
+
+
+def test_int_quantizer_against_an_independent_round_and_clip():
+    x = gaussian_vectors(50, 256, 1)
+    for m in (1, 3, 7):
+        s = np.abs(x.astype(np.float64)).max(axis=1, keepdims=True) / (2**m - 1)
+        ref = np.clip(np.round(x / s), -(2**m - 1), 2**m - 1) * s  # half-even: ties have probability ~0 here
+        np.testing.assert_allclose(quantize_int(x, m), ref, rtol=0, atol=1e-12)
+
+
+def test_memory_follows_the_papers_bits():
+    assert [memory_rel(b) for b in (8, 9, 6, 4)] == [1.0, 1.25, 0.75, 0.5]
+    assert memory_rel(9.0625) == 1.25 and memory_rel(8.0625) == 1.25  # one more 64-byte access
+
+
+def test_pareto_rule():
+    rows = [dict(cost=1.0, qsnr_db=30), dict(cost=0.5, qsnr_db=30), dict(cost=0.5, qsnr_db=20),
+            dict(cost=2.0, qsnr_db=31), dict(cost=None, qsnr_db=50), dict(cost=0.25, qsnr_db=10)]
+    assert pareto(rows) == [True, True, False, True, None, True]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as c:
+        yield c
+
+
+@pytest.mark.synth
+def test_local_and_dask_sweeps_are_identical(tmp_path, cluster):
+    sp = load_space(_space(tmp_path, TINY))
+    with executor(jobs=2) as ex:
+        local = run(sp, executor=ex, cache=tmp_path / "local")
+    with executor(scheduler=cluster.scheduler_address) as ex:
+        dask = run(sp, executor=ex, cache=tmp_path / "dask")
+    assert local.csv() == dask.csv()
+    assert not local.failures and local.stats["computed"] == 6  # 3 numerics, 3 units (e4m3 runs on the FP8 unit)
+    e4 = local.row("e4m3")
+    assert e4["area_rel"] == 1.0 and e4["cost"] == 1.0 and e4["pareto"] is True
+    bfp = local.row("bdr_m1_k2_d8_k2_d0")
+    assert 0 < bfp["area_um2"] < e4["area_um2"] and bfp["flip_flops"] > 0
+    # A warm rerun reads everything from the cache and gives the same table.
+    again = run(sp, cache=tmp_path / "local")
+    assert again.csv() == local.csv() and again.stats["computed"] == 0
+
+
+@pytest.mark.synth
+def test_killed_dask_worker_loses_and_duplicates_nothing(tmp_path, cluster):
+    sp = load_space(_space(tmp_path, TINY))
+    store = Store(tmp_path / "c")
+    pids = [w.process.process.pid for w in cluster.workers.values()]
+
+    def kill_when_busy():  # as soon as the workers run tasks
+        for _ in range(1200):
+            if any(ws.processing for ws in cluster.scheduler.workers.values()):
+                break
+            time.sleep(0.025)
+        time.sleep(0.3)
+        os.kill(pids[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_when_busy)
+    with executor(scheduler=cluster.scheduler_address) as ex:
+        killer.start()
+        res = run(sp, executor=ex, cache=store)
+    killer.join()
+    assert not res.failures, res.failures
+    assert len(res.rows) == 3 and len(store) == 5 and store.corrupt == 0
+
+
+def test_corrupt_cache_entry_is_recomputed(tmp_path):
+    sp = load_space(_space(tmp_path, TINY))
+    first = run(sp, cache=tmp_path / "c", synth=False)
+    store = Store(tmp_path / "c")
+    victim = store.path(store.keys()[0])
+    victim.write_text(victim.read_text()[:40])
+    second = run(sp, cache=store, synth=False)
+    assert second.csv() == first.csv()
+    assert store.corrupt == 1 and second.stats["computed"] == 1
+
+
+def test_failed_points_are_recorded_and_the_sweep_goes_on(tmp_path, capsys):
+    bad = _space(tmp_path, TINY + '[synth]\nabc_script = "no_such_abc_command"\n')
+    code = main(["sweep", str(bad), "--jobs", "0", "--cache", str(tmp_path / "c"), "-o", str(tmp_path / "r.csv")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "3 point(s) failed" in out
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert len(rows) == 3
+    for r in rows:  # the QSNR is there, the area is not, the error says why
+        assert r["error"].startswith("synthesis: ") and "no_such_abc_command" in r["error"]
+        assert math.isfinite(float(r["qsnr_db"])) and r["area_um2"] == "" and r["pareto"] == ""
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "nope"], "unknown space 'nope'"),
+    (["sweep", "small", "--plot", "fig.pdf"], "--plot must end in .png or .svg"),
+    (["sweep", "small", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"], "not allowed with argument"),
+    (["sweep", "small", "--vectors", "0"], "--vectors must be >= 1"),
+    (["sweep", "small", "-o", "/no/such/dir/r.csv"], "does not exist"),
+    (["sweep", "small", "--no-synth", "--claims"], "need areas"),
+    (["sweep", "area-fp8", "--vectors", "5"], "is an area table"),
+])
+def test_cli_errors_are_one_line_exit_2(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fpforge") and message in err and "\n" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_space_object_validates_its_arguments():
+    with pytest.raises(FpforgeValueError, match="r must be an integer >= 1"):
+        Space("x", preset_points("mx9"), r=0)
+    with pytest.raises(FpforgeValueError, match="point name"):
+        Space("x", [point(m=2, k1=4, name="a"), point(m=3, k1=4, name="a")])
