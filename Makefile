@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 JOBS   ?= 2
 
-.PHONY: setup test regress prove bench area clean
+.PHONY: setup test regress prove bench area sweep-paper clean
 
 setup:
 	$(PYTHON) -m venv $(VENV)
@@ -33,13 +33,19 @@ bench:
 	$(PY) bench/bench_sim.py
 	$(PY) bench/bench_dot.py
 	$(PY) bench/bench_prove.py
+	$(PY) bench/bench_sweep.py
 
 clean:
 	rm -rf build .pytest_cache
 
+# The docs' area tables: named sweep spaces, written to docs/results.md (cached: a rerun is quick).
 area:
-	$(PY) bench/area_fp8.py
-	$(PY) bench/area_hif8.py
-	$(PY) bench/area_cfloat.py
-	$(PY) bench/area_block.py
-	$(PY) bench/area_dot.py
+	$(PY) -m fpforge sweep area-fp8 --results
+	$(PY) -m fpforge sweep area-hif8 --results
+	$(PY) -m fpforge sweep area-cfloat --results
+	$(PY) -m fpforge sweep area-block --results
+	$(PY) -m fpforge sweep area-dot --results
+
+# The MX paper's Fig. 7: 811 points (cold: long, see docs/sweep.md), figure, CSV and claims in docs/results.md.
+sweep-paper:
+	$(PY) -m fpforge sweep paper --claims --results

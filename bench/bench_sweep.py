@@ -1,0 +1,103 @@
+"""Design-space sweep performance (`make bench`), each figure beside the issue's target (issue 13):
+
+* QSNR of every `paper` point (no synthesis) on 2 local processes, cold (no cache) — target < 120 s;
+* synthesis seconds per point (median, max; wall and yosys CPU) on `paper-sample` (every 10th `paper`
+  point and the named formats), and the full `paper` space cold extrapolated from it: mean per-point CPU
+  x points / 2 cores — target < 30 min. The sample is kept in a bench cache (`$FPFORGE_CACHE/bench-sweep`):
+  the first run synthesizes it (long), later runs report the times measured when each unit was computed;
+* a warm rerun (every result in the cache): `paper` if it is cached (after `make sweep-paper`), else
+  `paper-sample` measured and scaled to `paper`'s task count — target < 30 s;
+* Dask: the `small` space cold on a LocalCluster (127.0.0.1) of 1 worker and of 2 workers, side by side.
+
+Run: `.venv/bin/python bench/bench_sweep.py [--skip-synth]`. The machine's load is printed: on a shared
+machine wall times stretch, CPU times much less.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+from fpforge import sweep
+from fpforge.jobs import Store, cache_dir, executor
+from fpforge.results import machine
+
+
+def _row(what, ours, target, ok):
+    print(f"| {what} | {ours} | {target} | {'meets' if ok else 'misses'} |", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--skip-synth", action="store_true", help="QSNR and Dask only")
+    args = ap.parse_args()
+    print(f"# sweep bench on {machine()}\n")
+    print("| measure | fpforge | target (issue 13) | |")
+    print("|---|---|---|---|")
+    paper = sweep.SPACES["paper"]()
+    with executor(jobs=2) as ex:
+        t = time.monotonic()
+        res = sweep.run(paper, executor=ex, cache=False, synth=False, progress=False)
+        q = time.monotonic() - t
+    _row(f"QSNR of all {len(res.rows)} paper points, 10,000 vectors each, 2 processes", f"{q:.0f} s", "< 120 s",
+         q < 120)
+    if not args.skip_synth:
+        store = Store(cache_dir("bench-sweep"))
+        sample = sweep.SPACES["paper-sample"]()
+        with executor(jobs=2) as ex:
+            t = time.monotonic()
+            res = sweep.run(sample, executor=ex, cache=store, progress=True)
+            cold_s = time.monotonic() - t
+        rows = [r for r in res.rows if r.get("synth_s") is not None]
+        wall = [r["synth_s"] for r in rows]
+        cpu = [r["synth_cpu_s"] for r in rows if r.get("synth_cpu_s") is not None]
+        _row(f"synthesis per point, r = {sample.r} (k1 when larger), f = {sample.f}: {len(rows)} sampled units",
+             f"median {statistics.median(wall):.1f} s, max {max(wall):.1f} s wall; yosys CPU median "
+             f"{statistics.median(cpu):.1f} s, max {max(cpu):.1f} s", "report", True)
+        est = statistics.mean(cpu) * len(paper.points) / 2 / 60
+        est_wall = statistics.mean(wall) * len(paper.points) / 2 / 60
+        _row(f"full paper space cold ({len(paper.points)} points), extrapolated from the sample",
+             f"{est:.0f} min from yosys CPU ({est_wall:.0f} min from wall times on this machine); the sample "
+             f"itself took {cold_s:.0f} s this run", "< 30 min", est < 30)
+        full = Store(cache_dir("sweep"))
+        with executor(jobs=2) as ex:
+            t = time.monotonic()
+            warm = sweep.run(paper, executor=ex, cache=full, progress=False)
+            w = time.monotonic() - t
+        if warm.stats["computed"] == 0:
+            _row("warm rerun of paper (every result cached)", f"{w:.1f} s", "< 30 s", w < 30)
+        else:
+            print("| (paper is not cached here: `make sweep-paper` first for the measured warm rerun) | | | |")
+            with executor(jobs=2) as ex:
+                t = time.monotonic()
+                again = sweep.run(sample, executor=ex, cache=store, progress=False)
+                w = time.monotonic() - t
+            scaled = w * len(paper.points) / len(sample.points)
+            _row(f"warm rerun of paper-sample ({again.stats['tasks']} tasks), scaled to paper",
+                 f"{w:.1f} s measured, {scaled:.0f} s scaled", "< 30 s", scaled < 30)
+    _dask_speedup()
+
+
+def _dask_speedup():
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        print("| Dask 2 workers vs 1 | (dask.distributed not installed) | | |")
+        return
+    small = sweep.SPACES["small"]()
+    times = {}
+    for n in (1, 2):
+        with LocalCluster(n_workers=n, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cl, \
+                tempfile.TemporaryDirectory() as tmp:
+            with executor(scheduler=cl.scheduler_address) as ex:
+                t = time.monotonic()
+                sweep.run(small, executor=ex, cache=os.path.join(tmp, "c"), progress=False)
+                times[n] = time.monotonic() - t
+    _row(f"Dask LocalCluster, `small` space cold ({len(small.points)} points): 1 worker vs 2",
+         f"{times[1]:.0f} s vs {times[2]:.0f} s: {times[1] / times[2]:.2f}x", "speed-up, side by side", True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
