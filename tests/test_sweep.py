@@ -173,7 +173,8 @@ def test_killed_dask_worker_loses_and_duplicates_nothing(tmp_path, cluster):
         res = run(sp, executor=ex, cache=store)
     killer.join()
     assert not res.failures, res.failures
-    assert len(res.rows) == 3 and len(store) == 5 and store.corrupt == 0
+    assert len(res.rows) == 3 and len(store) == 6 and store.corrupt == 0  # 3 numerics + 3 units, once each
+    assert all(run(sp, cache=store).row(r["name"]) == r for r in res.rows)  # and all of them cached
 
 
 def test_corrupt_cache_entry_is_recomputed(tmp_path):
