@@ -74,11 +74,22 @@ def numerics_key(task) -> dict:
 
 
 def area_key(task) -> dict:
-    from ..synth import DEFAULT_ABC_SCRIPT, DEFAULT_LIBERTY, yosys_backend
+    from ..synth import DEFAULT_LIBERTY, yosys_backend
 
-    return dict(kind="area", unit=task["unit"], generator=generator_hash(),
-                liberty=_file_hash(task.get("liberty") or DEFAULT_LIBERTY),
-                abc=task.get("abc_script") or DEFAULT_ABC_SCRIPT, yosys=list(yosys_backend()))
+    key = dict(kind="area", unit=task["unit"], generator=generator_hash(),
+               liberty=_file_hash(task.get("liberty") or DEFAULT_LIBERTY), abc=_abc_script(task),
+               yosys=list(yosys_backend()))
+    if task.get("pre_abc") is False:
+        key["pre_abc"] = False
+    return key
+
+
+def _abc_script(task):
+    from ..synth import DEFAULT_ABC_SCRIPT, FAST_ABC_SCRIPT
+
+    if task.get("abc_script"):
+        return task["abc_script"]
+    return FAST_ABC_SCRIPT if task.get("pre_abc") is False else DEFAULT_ABC_SCRIPT
 
 
 # -- numerics -------------------------------------------------------------------------------------------
@@ -190,7 +201,8 @@ def area_task(task) -> dict:
     verilog = to_verilog(unit, top)
     t1 = time.perf_counter()
     c1 = _child_cpu()
-    rep = synthesize(verilog, top, liberty=task.get("liberty"), abc_script=task.get("abc_script"))
+    rep = synthesize(verilog, top, liberty=task.get("liberty"), abc_script=_abc_script(task),
+                     pre_abc=task.get("pre_abc", True))
     t2 = time.perf_counter()
     backend, version = yosys_backend()
     return dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],

@@ -34,7 +34,10 @@ def _numerics(space, p, auto):
 
 
 def _area(space, unit):
-    return dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
+    task = dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
+    if space.flow == "fast":
+        task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
+    return task
 
 
 def _size(task):

@@ -6,13 +6,14 @@ See :mod:`fpforge.synth.flow` for the flow and the definitions of gate equivalen
 """
 
 from .errors import SynthError
-from .flow import DEFAULT_ABC_SCRIPT, format_report, synthesize
+from .flow import DEFAULT_ABC_SCRIPT, FAST_ABC_SCRIPT, format_report, synthesize
 from .liberty import DEFAULT_LIBERTY, Cell, Liberty, function_truth_table, nand2_reference, read_liberty
 from .yosys import yosys_backend
 
 __all__ = [
     "DEFAULT_ABC_SCRIPT",
     "DEFAULT_LIBERTY",
+    "FAST_ABC_SCRIPT",
     "Cell",
     "Liberty",
     "SynthError",
