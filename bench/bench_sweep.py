@@ -7,9 +7,11 @@
   the first run synthesizes it (long), later runs report the times measured when each unit was computed;
 * a warm rerun (every result in the cache): `paper` if it is cached (after `make sweep-paper`), else
   `paper-sample` measured and scaled to `paper`'s task count — target < 30 s;
-* Dask: the `small` space cold on a LocalCluster (127.0.0.1) of 1 worker and of 2 workers, side by side.
+* Dask: the `small` space cold on a LocalCluster (127.0.0.1) of 1 worker and of 2 workers, side by side;
+* `--flows`: three dot units through the standard flow on pyosys and on yowasp, and through the fast flow
+  (`synth -noabc`), yosys CPU seconds and area side by side (the speed-up and the area it costs).
 
-Run: `.venv/bin/python bench/bench_sweep.py [--skip-synth]`. The machine's load is printed: on a shared
+Run: `.venv/bin/python bench/bench_sweep.py [--skip-synth] [--flows]`. The machine's load is printed: on a shared
 machine wall times stretch, CPU times much less.
 """
 
@@ -32,7 +34,10 @@ def _row(what, ours, target, ok):
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--skip-synth", action="store_true", help="QSNR and Dask only")
+    ap.add_argument("--flows", action="store_true", help="only the yosys build / flow comparison")
     args = ap.parse_args()
+    if args.flows:
+        return _flows()
     print(f"# sweep bench on {machine()}\n")
     print("| measure | fpforge | target (issue 13) | |")
     print("|---|---|---|---|")
@@ -78,6 +83,38 @@ def main():
             _row(f"warm rerun of paper-sample ({again.stats['tasks']} tasks), scaled to paper",
                  f"{w:.1f} s measured, {scaled:.0f} s scaled", "< 30 s", scaled < 30)
     _dask_speedup()
+
+
+FLOW_UNITS = ("mx6", "bdr_m8_k4_d8_k2_d1", "fp8")
+
+
+def _flows():
+    """Standard flow on pyosys vs yowasp, and the fast flow on pyosys: yosys CPU s and area per unit."""
+    import json
+    import subprocess
+
+    code = ("import json, sys; from fpforge.sweep.evaluate import area_task; "
+            "t = json.loads(sys.argv[1]); r = area_task(t); print(json.dumps([r['synth_cpu_s'], r['area_um2']]))")
+    print(f"# yosys builds and flows on {machine()}\n")
+    print("| unit (r = 16, f = 24, I/O registers) | standard, pyosys | standard, yowasp | fast, pyosys | "
+          "pyosys / yowasp speed | fast / standard speed, area |")
+    print("|---|---|---|---|---|---|")
+    for fmt in FLOW_UNITS:
+        unit = dict(unit="dot", format=fmt, r=16, f=24, io_registers=True)
+        out = {}
+        for label, backend, fast in (("std-pyosys", "pyosys", False), ("std-yowasp", "yowasp", False),
+                                     ("fast-pyosys", "pyosys", True)):
+            task = dict(kind="area", unit=unit, **({"pre_abc": False} if fast else {}))
+            proc = subprocess.run([sys.executable, "-c", code, json.dumps(task)], capture_output=True, text=True,
+                                  env=dict(os.environ, FPFORGE_YOSYS=backend))
+            out[label] = json.loads(proc.stdout) if proc.returncode == 0 else None
+        cells = [f"{c:.1f} s, {a:,.1f} µm²" if (c, a) != (None, None) else "failed"
+                 for c, a in (out[k] or (None, None) for k in ("std-pyosys", "std-yowasp", "fast-pyosys"))]
+        sp, sy, fp = out["std-pyosys"], out["std-yowasp"], out["fast-pyosys"]
+        ratio = f"{sy[0] / sp[0]:.2f}x" if sp and sy else "–"
+        fast = f"{sp[0] / fp[0]:.2f}x, {100 * (fp[1] / sp[1] - 1):+.1f} %" if sp and fp else "–"
+        print(f"| {fmt} | " + " | ".join(cells) + f" | {ratio} | {fast} |", flush=True)
+    return 0
 
 
 def _dask_speedup():
