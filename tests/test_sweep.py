@@ -223,3 +223,31 @@ def test_space_object_validates_its_arguments():
         Space("x", preset_points("mx9"), r=0)
     with pytest.raises(FpforgeValueError, match="point name"):
         Space("x", [point(m=2, k1=4, name="a"), point(m=3, k1=4, name="a")])
+
+
+def test_area_spaces_hold_valid_units():
+    from fpforge.golden.formats import FloatFormat
+    from fpforge.sweep.area import AREA_SPACES, _resolve
+
+    counts = {name: len(make().units()) for name, make in AREA_SPACES.items()}
+    assert all(n >= 16 for n in counts.values()), counts
+    cf = AREA_SPACES["area-cfloat"]()
+    fixed = _resolve(dict(name="cfloat8_143", at=7, **{"with": {"denormals": "ieee"}}))
+    assert isinstance(fixed, FloatFormat) and not fixed.runtime_bias and fixed.bias == 7
+    assert any(c is None for _, cfgs in cf.tables[0].rows for c in cfgs)  # modes a format lacks: "–"
+
+
+@pytest.mark.synth
+def test_area_table_cell_equals_fpforge_synth(tmp_path, capsys):
+    import json
+
+    from fpforge.sweep.area import AreaSpace, Table, run_area
+
+    unit = dict(unit="decoder", format="e4m3", target="fp32")
+    sp = AreaSpace("area-test", "test", "", [Table(["unit", "e4m3"], [("decoder F→fp32", [unit])])])
+    table = run_area(sp, cache=tmp_path / "c")
+    assert main(["synth", "decoder", "--format", "e4m3", "--target", "fp32", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    cell = f"{rep['area_um2']:,.1f} µm² / {rep['ge']:,.0f} GE / d{rep['logic_depth']}"
+    assert f"| decoder F→fp32 | {cell} |" in table.markdown()
+    assert "e4m3" in table.csv() and not table.failures
