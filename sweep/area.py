@@ -73,7 +73,9 @@ class AreaTable:
         return None if cfg is None else self.reports.get(canonical_json(cfg))
 
     def markdown(self, heading=False) -> str:
-        out = [f"## {self.space.heading}", "", self.space.intro, ""] if heading else []
+        builds = sorted({r["yosys"] for r in self.reports.values() if isinstance(r, dict) and r.get("yosys")})
+        intro = self.space.intro + (f" Synthesized with {', '.join(builds)}." if builds else "")
+        out = [f"## {self.space.heading}", intro, ""] if heading else []
         for t in self.space.tables:
             if t.title:
                 out += [t.title, ""]
