@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import itertools
 import tomllib
-from fractions import Fraction
 from pathlib import Path
 
 from ..golden import get_format
@@ -322,6 +321,3 @@ def load_space(space):
         raise FpforgeValueError(f"{path.name}: not valid TOML: {e}") from None
     return from_dict(data, f"{path}: ")
 
-
-def bits_fraction(p) -> Fraction:
-    return Fraction(p["bits_per_element"]).limit_denominator(1 << 16)

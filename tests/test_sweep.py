@@ -251,3 +251,23 @@ def test_area_table_cell_equals_fpforge_synth(tmp_path, capsys):
     cell = f"{rep['area_um2']:,.1f} µm² / {rep['ge']:,.0f} GE / d{rep['logic_depth']}"
     assert f"| decoder F→fp32 | {cell} |" in table.markdown()
     assert "e4m3" in table.csv() and not table.failures
+
+
+def test_auto_f_is_the_smallest_window_with_99_percent_exact(tmp_path):
+    from fpforge.golden.dot import DotConfig, dot, dot_exact, quantized_operands
+
+    sp = load_space(_space(tmp_path, 'name = "auto"\n[dot]\nr = 16\nf = "auto"\n[qsnr]\nvectors = 200\n'
+                                    '[[points]]\npreset = "mx6"\n'))
+    res = run(sp, cache=False, synth=False)
+    f = res.row("mx6")["f"]
+    # Independently: the same data, the exact fraction at f and at f - 1.
+    rows = gaussian_vectors(200, 256, 0).reshape(-1, 16)
+    xa, xb = rows[0::2], rows[1::2]
+    cfg = DotConfig("mx6", 16, 8)
+    a, b = quantized_operands(cfg, xa), quantized_operands(cfg, xb, side="b")
+    exact = dot_exact(cfg, a, None, b).y
+
+    def frac(width):
+        return float((dot(DotConfig("mx6", 16, width), a, None, b).y == exact).mean())
+
+    assert frac(f) >= 0.99 and frac(f - 1) < 0.99
