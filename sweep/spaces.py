@@ -40,12 +40,14 @@ def paper() -> Space:
 
 
 def paper_sample() -> Space:
-    """Every 10th point of ``paper`` and its named formats (~95 points): the per-point times of
-    ``make bench`` and a quick look at the figure."""
+    """Every 10th point of ``paper``, its named formats and the neighbours the claims compare (~110
+    points): the per-point times of ``make bench``, a quick look at the figure and the claims."""
     full = paper()
     named = [p for p in full.points if not p["name"].startswith("bdr_")]
-    return Space("paper-sample", named + full.points[::10], r=full.r, f=full.f,
-                 description="every 10th point of the paper space, and its named formats")
+    claims = {f"bdr_m{m}_k16_d8_k{k2}_d{d2}" for m in (7, 4, 2) for k2, d2 in ((2, 2), (8, 1), (1, 1))}
+    pairs = [p for p in full.points if p["name"] in claims]
+    return Space("paper-sample", named + pairs + full.points[::10], r=full.r, f=full.f,
+                 description="every 10th point of the paper space, its named formats and the claims' pairs")
 
 
 SPACES = {"paper": paper, "paper-sample": paper_sample, "small": small}
