@@ -9,8 +9,10 @@ dict ``{"name": base, "at": bias, "with": {...}}`` for a descriptor variant (res
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
+import warnings
 from dataclasses import dataclass, field
 
 from ..golden import get_format
@@ -147,6 +149,11 @@ def _valid(cfg):
     try:
         unit = build_unit(**{k: v for k, v in cfg.items() if k not in ("format", "name")}, format=_resolve(cfg["format"]))
     except ValueError:
+        unit = None
+    if unit is None:
+        with warnings.catch_warnings():  # the half-built unit is never elaborated: no UnusedElaboratable
+            warnings.simplefilter("ignore")
+            gc.collect()
         return None
     for part in (unit, getattr(unit, "core", None)):  # built to check, never elaborated: no UnusedElaboratable
         if part is not None:

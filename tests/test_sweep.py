@@ -189,7 +189,8 @@ def test_corrupt_cache_entry_is_recomputed(tmp_path):
 
 
 def test_failed_points_are_recorded_and_the_sweep_goes_on(tmp_path, capsys):
-    bad = _space(tmp_path, TINY + '[synth]\nabc_script = "no_such_abc_command"\n')
+    (tmp_path / "bad.lib").write_text("library (bad) {\n  cell (X) {\n")  # unterminated: every synthesis fails
+    bad = _space(tmp_path, TINY + '[synth]\nliberty = "bad.lib"\n')
     code = main(["sweep", str(bad), "--jobs", "0", "--cache", str(tmp_path / "c"), "-o", str(tmp_path / "r.csv")])
     out = capsys.readouterr().out
     assert code == 1
@@ -197,7 +198,7 @@ def test_failed_points_are_recorded_and_the_sweep_goes_on(tmp_path, capsys):
     rows = list(csv.DictReader(open(tmp_path / "r.csv")))
     assert len(rows) == 3
     for r in rows:  # the QSNR is there, the area is not, the error says why
-        assert r["error"].startswith("synthesis: ") and "no_such_abc_command" in r["error"]
+        assert r["error"].startswith("synthesis: ") and "malformed liberty bad.lib" in r["error"]
         assert math.isfinite(float(r["qsnr_db"])) and r["area_um2"] == "" and r["pareto"] == ""
 
 
