@@ -16,8 +16,8 @@ import warnings
 from dataclasses import dataclass, field
 
 from ..golden import get_format
-from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks
-from .run import _key, evaluate
+from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json
+from .run import synthesize_units
 from .table import memory_accesses
 
 __all__ = ["AREA_SPACES", "AreaSpace", "AreaTable", "run_area"]
@@ -117,28 +117,25 @@ class AreaTable:
 
     def summary(self) -> str:
         st = self.stats
-        return (f"sweep {self.space.name}: {len(self.reports)} units, {st['cached']} from the cache, "
-                f"{len(self.failures)} failed; {st['seconds']:.1f} s on {st['executor']}")
+        return (f"sweep {self.space.name}: {len(self.reports)} units ({st['tasks']} generation and synthesis tasks, "
+                f"{st['cached']} from the cache), {len(self.failures)} failed; {st['seconds']:.1f} s on "
+                f"{st['executor']}")
 
 
 def run_area(space, *, executor=None, cache=None) -> AreaTable:
     """Synthesize every unit of an :class:`AreaSpace` (cached like the sweep's area tasks)."""
     import time
 
-    from ..jobs import task_key
-
     store = None if cache is False else cache if isinstance(cache, Store) else Store(cache or cache_dir("sweep"))
     executor = executor or Executor()
     t0 = time.monotonic()
     tasks = [dict(kind="area", unit=u, liberty=None, abc_script=None) for u in space.units()]
-    cached = sum(task_key(evaluate, t, _key) in store for t in tasks) if store else 0
-    reports = {}
-    for task, outcome in run_tasks(evaluate, tasks, executor=executor, store=store, key=_key,
-                                   progress=f"sweep {space.name}"):
-        reports[canonical_json(task["unit"])] = outcome
+    stats = dict(tasks=0, cached=0)
+    done = synthesize_units(tasks, executor, store, f"sweep {space.name}", stats)
+    reports = {canonical_json(t["unit"]): done[canonical_json(t)] for t in tasks}
     failures = [(k, o.message) for k, o in reports.items() if isinstance(o, TaskFailure)]
-    return AreaTable(space, reports, failures, dict(cached=cached, seconds=time.monotonic() - t0,
-                                                    executor=executor.describe()))
+    return AreaTable(space, reports, failures, dict(cached=stats["cached"], tasks=stats["tasks"],
+                                                    seconds=time.monotonic() - t0, executor=executor.describe()))
 
 
 # -- the tables -----------------------------------------------------------------------------------------

@@ -1,16 +1,18 @@
-"""Per-point work of a sweep, run on the workers: numerics (QSNR, the auto window width) and area (one
-synthesized unit). Both are module-level functions of one JSON-able task, returning JSON-able dicts, so
-:func:`fpforge.jobs.run_tasks` can ship them to local processes or Dask workers and store their results.
+"""Per-point work of a sweep, run on the workers: numerics (QSNR, the auto window width), Verilog (one
+unit generated, for its hash) and area (one synthesized unit). Each is a module-level function of one
+JSON-able task returning a JSON-able dict, so :func:`fpforge.jobs.run_tasks` can ship them to local
+processes or Dask workers and store their results.
 
-Cache keys (:func:`numerics_key`, :func:`area_key`) hold everything a result depends on:
+Cache keys (:func:`numerics_key`, :func:`verilog_key`, :func:`area_key`) hold what a result depends on:
 
 * numerics: the point's format, the QSNR data (vectors, length, seed), the dot-product geometry for
   ``f = "auto"``, and a hash of the golden model's source;
-* area: the unit configuration (the keyword dict of ``fpforge.hw.build_unit``; one function,
+* Verilog: the unit configuration (the keyword dict of ``fpforge.hw.build_unit``; one function,
   :func:`unit_spec`, builds it, so typed unit specs can replace it), a hash of the gateware generator's
-  and golden model's source and the Amaranth version (generation is deterministic, so these fix the
-  Verilog byte for byte without elaborating 800 units on a warm rerun; the Verilog's own SHA-256 is
-  kept in each result), the liberty file's SHA-256, the ABC script, and the yosys build and version.
+  and golden model's source and the Amaranth version; the result is the Verilog's SHA-256 and top name;
+* area: that SHA-256 and top name (the generated Verilog itself), the liberty file's SHA-256, the ABC
+  script, the flow and the yosys build and version. A change of fpforge's source regenerates the Verilog
+  (cheap) and resynthesizes only the units whose Verilog changed; a warm rerun only reads files.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import numpy as np
 from .space import VECTOR_LENGTH
 
 __all__ = ["area_key", "area_task", "generator_hash", "numerics_key", "numerics_task", "quantize_int",
-           "unit_spec"]
+           "unit_spec", "verilog_key", "verilog_task"]
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: Fraction of dot products that must be exact for ``f = "auto"``.
@@ -73,10 +75,14 @@ def numerics_key(task) -> dict:
     return dict(kind="numerics", task=task, golden=_source_hash("golden"))
 
 
+def verilog_key(task) -> dict:
+    return dict(kind="verilog", unit=task["unit"], generator=generator_hash())
+
+
 def area_key(task) -> dict:
     from ..synth import DEFAULT_LIBERTY, yosys_backend
 
-    key = dict(kind="area", unit=task["unit"], generator=generator_hash(),
+    key = dict(kind="area", verilog=task["verilog_sha256"], top=task["top"],
                liberty=_file_hash(task.get("liberty") or DEFAULT_LIBERTY), abc=_abc_script(task),
                yosys=list(yosys_backend()))
     if task.get("pre_abc") is False:
@@ -184,21 +190,38 @@ def _child_cpu():
     return ru.ru_utime + ru.ru_stime
 
 
-def area_task(task) -> dict:
-    """Synthesize the unit ``task["unit"]`` (a ``build_unit`` keyword dict) onto ``task["liberty"]`` (None:
-    the bundled library) with ``task["abc_script"]``; the area report plus generation/synthesis times."""
+def _generate(unit_cfg):
     from ..hw import build_unit, default_name, to_verilog
-    from ..synth import synthesize, yosys_backend
-
     from .area import _resolve
 
-    t0 = time.perf_counter()
-    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in task["unit"].items()}
+    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in unit_cfg.items()}
     name = cfg.pop("name", None)
     cfg["format"] = _resolve(cfg["format"])
     unit = build_unit(**cfg)
     top = name or default_name(unit)
-    verilog = to_verilog(unit, top)
+    return top, to_verilog(unit, top)
+
+
+def verilog_task(task) -> dict:
+    """Generate the unit ``task["unit"]``: its top module name and the SHA-256 of its Verilog."""
+    t0 = time.perf_counter()
+    top, verilog = _generate(task["unit"])
+    return dict(top=top, verilog_sha256=hashlib.sha256(verilog.encode()).hexdigest(),
+                generate_s=round(time.perf_counter() - t0, 3))
+
+
+def area_task(task) -> dict:
+    """Synthesize the unit ``task["unit"]`` (a ``build_unit`` keyword dict), whose Verilog must hash to
+    ``task["verilog_sha256"]``, onto ``task["liberty"]`` (None: the bundled library) with the task's ABC
+    script and flow; the area report plus synthesis times (wall, and yosys CPU)."""
+    from ..golden.errors import ToolError
+    from ..synth import synthesize, yosys_backend
+
+    top, verilog = _generate(task["unit"])
+    sha = hashlib.sha256(verilog.encode()).hexdigest()
+    if task.get("verilog_sha256") not in (None, sha) or task.get("top") not in (None, top):
+        raise ToolError(f"the Verilog of {top} differs between two generations on this worker and the client "
+                        "(fpforge versions differ?)")
     t1 = time.perf_counter()
     c1 = _child_cpu()
     rep = synthesize(verilog, top, liberty=task.get("liberty"), abc_script=_abc_script(task),
@@ -206,6 +229,5 @@ def area_task(task) -> dict:
     t2 = time.perf_counter()
     backend, version = yosys_backend()
     return dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
-                flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top,
-                verilog_sha256=hashlib.sha256(verilog.encode()).hexdigest(), yosys=f"{version} ({backend})",
-                generate_s=round(t1 - t0, 3), synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
+                flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top, verilog_sha256=sha,
+                yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))

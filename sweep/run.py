@@ -7,7 +7,7 @@ import time
 
 from ..golden.errors import FpforgeTypeError
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
-from .evaluate import area_key, area_task, numerics_key, numerics_task, unit_spec
+from .evaluate import area_key, area_task, numerics_key, numerics_task, unit_spec, verilog_key, verilog_task
 from .space import Space, load_space
 from .table import SweepResult, memory_rel, pareto
 
@@ -16,13 +16,17 @@ __all__ = ["evaluate", "run"]
 _FP8 = dict(family="fp", format="e4m3", m=3, k1=1, k2=1, d1=None, d2=4)
 
 
+_TASKS = {"numerics": (numerics_task, numerics_key), "verilog": (verilog_task, verilog_key),
+          "area": (area_task, area_key)}
+
+
 def evaluate(task):
-    """The one task function of a sweep: ``task["kind"]`` is ``numerics`` or ``area``."""
-    return numerics_task(task) if task["kind"] == "numerics" else area_task(task)
+    """The one task function of a sweep: ``task["kind"]`` is ``numerics``, ``verilog`` or ``area``."""
+    return _TASKS[task["kind"]][0](task)
 
 
 def _key(task):
-    return numerics_key(task) if task["kind"] == "numerics" else area_key(task)
+    return _TASKS[task["kind"]][1](task)
 
 
 def _numerics(space, p, auto):
@@ -44,6 +48,30 @@ def _size(task):
     """Rough synthesis effort of an area task (big units first balances the workers)."""
     u = task.get("unit", {})
     return (u.get("r", 0), str(u.get("format")))
+
+
+def synthesize_units(requests, ex, store, label, stats, others=()):
+    """Area of each request (``kind="area"`` tasks without a Verilog hash): generate every unit (cached
+    by its spec and fpforge's source), then synthesize by Verilog hash (cached by the Verilog). ``others``
+    (numerics tasks) run along with the generation. Returns ``{canonical request: outcome}`` and the
+    others' outcomes in the same dict."""
+    gen = {canonical_json(r["unit"]): dict(kind="verilog", unit=r["unit"]) for r in requests}
+    first = _run(evaluate, list(gen.values()) + list(others), ex, store, label, stats)
+    vkeys = {canonical_json(t) for t in gen.values()}
+    out = {k: v for k, v in first.items() if k not in vkeys}
+    synth, failed = [], {}
+    for r in requests:
+        v = first[canonical_json(gen[canonical_json(r["unit"])])]
+        if isinstance(v, TaskFailure):
+            failed[canonical_json(r)] = v
+        else:
+            synth.append(dict(r, verilog_sha256=v["verilog_sha256"], top=v["top"]))
+    done = _run(evaluate, sorted(synth, key=_size, reverse=True), ex, store, label, stats)
+    for t in synth:
+        req = {k: v for k, v in t.items() if k not in ("verilog_sha256", "top")}
+        out[canonical_json(req)] = done[canonical_json(t)]
+    out.update(failed)
+    return out
 
 
 def _run(fn, tasks, ex, store, label, stats):
@@ -98,19 +126,19 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
     auto = space.f == "auto"
 
     num_tasks = [_numerics(space, p, auto) for p in space.points]
-    area_tasks = []
     if synth and not auto:
-        area_tasks = _unit_tasks(space, {p["name"]: space.f for p in space.points})
-    # Area tasks first, largest first: they are the long ones; numerics fill the gaps.
-    results = _run(evaluate, sorted(area_tasks, key=_size, reverse=True) + num_tasks, executor, store, label, stats)
+        requests = _unit_tasks(space, {p["name"]: space.f for p in space.points})
+        results = synthesize_units(requests, executor, store, label, stats, others=num_tasks)
+    else:
+        results = _run(evaluate, num_tasks, executor, store, label, stats)
     numbers = {p["name"]: results[canonical_json(t)] for p, t in zip(space.points, num_tasks)}
     fs = {}
     for p in space.points:
         n = numbers[p["name"]]
         fs[p["name"]] = n.get("f") if auto and not isinstance(n, TaskFailure) else (None if auto else space.f)
     if synth and auto:
-        area_tasks = _unit_tasks(space, {k: v for k, v in fs.items() if v is not None})
-        results.update(_run(evaluate, sorted(area_tasks, key=_size, reverse=True), executor, store, label, stats))
+        requests = _unit_tasks(space, {k: v for k, v in fs.items() if v is not None})
+        results.update(synthesize_units(requests, executor, store, label, stats))
 
     rows, failures = [], []
     for p in space.points:

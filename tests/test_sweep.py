@@ -143,7 +143,7 @@ def test_local_and_dask_sweeps_are_identical(tmp_path, cluster):
     with executor(scheduler=cluster.scheduler_address) as ex:
         dask = run(sp, executor=ex, cache=tmp_path / "dask")
     assert local.csv() == dask.csv()
-    assert not local.failures and local.stats["computed"] == 6  # 3 numerics, 3 units (e4m3 runs on the FP8 unit)
+    assert not local.failures and local.stats["computed"] == 9  # 3 numerics, 3 units generated and synthesized
     e4 = local.row("e4m3")
     assert e4["area_rel"] == 1.0 and e4["cost"] == 1.0 and e4["pareto"] is True
     bfp = local.row("bdr_m1_k2_d8_k2_d0")
@@ -173,7 +173,7 @@ def test_killed_dask_worker_loses_and_duplicates_nothing(tmp_path, cluster):
         res = run(sp, executor=ex, cache=store)
     killer.join()
     assert not res.failures, res.failures
-    assert len(res.rows) == 3 and len(store) == 6 and store.corrupt == 0  # 3 numerics + 3 units, once each
+    assert len(res.rows) == 3 and len(store) == 9 and store.corrupt == 0  # 3 numerics + 3 units x 2, once each
     assert all(run(sp, cache=store).row(r["name"]) == r for r in res.rows)  # and all of them cached
 
 
