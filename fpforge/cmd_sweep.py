@@ -31,9 +31,10 @@ def add_parser(subparsers):
                                                                 "0: in this process)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a Dask scheduler, tcp://HOST:PORT (workers need fpforge installed)")
-    p.add_argument("--cache", default=None, metavar="DIR", help="result cache (default: the per-user cache, "
+    c = p.add_mutually_exclusive_group()
+    c.add_argument("--cache", default=None, metavar="DIR", help="result cache (default: the per-user cache, "
                                                                 "$FPFORGE_CACHE/sweep)")
-    p.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
+    c.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
     p.add_argument("--vectors", type=int, default=None, help="QSNR vectors (default: the space's, 10000)")
     p.add_argument("--seed", type=int, default=None, help="seed of the QSNR vectors (default: the space's, 0)")
     p.add_argument("--no-synth", action="store_true", help="QSNR, bits and memory only: no synthesis")
