@@ -20,36 +20,47 @@ _OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.8, 2.7, 3.8) for dx, dy in
 
 def _place_labels(ax, fig, items, xy_all):
     """Annotate ``items`` ((x, y, text)) choosing, for each, the offset whose text box overlaps the fewest
-    already placed labels and plotted points (a greedy repel; deterministic)."""
+    already placed labels and plotted points and stays inside the axes (a greedy repel; deterministic).
+    Text boxes are computed from the renderer's text extents, before anything is drawn."""
+    from matplotlib.transforms import Bbox
+
     renderer = fig.canvas.get_renderer()
-    trans = ax.transData
-    pts_px = trans.transform(xy_all) if len(xy_all) else []
-    placed = []
+    to_px = ax.transData.transform
+    pts_px = to_px(xy_all) if len(xy_all) else []
     frame = ax.get_window_extent(renderer)
+    scale = fig.dpi / 72.0
+    fontsize = 8.5
+    placed = []
     for x, y, text in sorted(items, key=lambda t: (t[0], -t[1])):
+        w, h, _ = renderer.get_text_width_height_descent(text, _font(fontsize), ismath=False)
+        w, h = w + 6 * scale, h + 4 * scale  # the white box around the text
+        px, py = to_px((x, y))
         best = None
         for dx, dy in _OFFSETS:
-            ann = ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=8.5,
-                              ha="left" if dx > 0 else "right" if dx < 0 else "center",
-                              va="bottom" if dy > 0 else "top" if dy < 0 else "center",
-                              bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.85),
-                              arrowprops=dict(arrowstyle="-", lw=0.6, color="0.25", shrinkA=0, shrinkB=3),
-                              zorder=6)
-            box = ann.get_window_extent(renderer).expanded(1.05, 1.15)
-            score = sum(box.overlaps(b) for b in placed) * 100
-            score += sum(1 for px, py in pts_px if box.x0 <= px <= box.x1 and box.y0 <= py <= box.y1)
+            ox, oy = px + dx * scale, py + dy * scale
+            x0 = ox if dx > 0 else ox - w if dx < 0 else ox - w / 2
+            y0 = oy if dy > 0 else oy - h if dy < 0 else oy - h / 2
+            box = Bbox.from_bounds(x0, y0, w, h)
+            score = 100 * sum(box.overlaps(b) for b in placed)
+            score += sum(1 for qx, qy in pts_px if box.x0 - 3 <= qx <= box.x1 + 3 and box.y0 - 3 <= qy <= box.y1 + 3)
             if not (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1):
                 score += 1000
             score += math.hypot(dx, dy) / 100
             if best is None or score < best[0]:
-                if best is not None:
-                    best[1].remove()
-                best = (score, ann, box)
-            else:
-                ann.remove()
-            if score < 0.5:
-                break
-        placed.append(best[2])
+                best = (score, dx, dy, box)
+        _, dx, dy, box = best
+        placed.append(box)
+        ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                    ha="left" if dx > 0 else "right" if dx < 0 else "center",
+                    va="bottom" if dy > 0 else "top" if dy < 0 else "center",
+                    bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85),
+                    arrowprops=dict(arrowstyle="-", lw=0.6, color="0.25", shrinkA=0, shrinkB=4), zorder=6)
+
+
+def _font(size):
+    from matplotlib.font_manager import FontProperties
+
+    return FontProperties(size=size)
 
 
 def plot_pareto(result, fmt="png", title=None) -> bytes:
@@ -92,6 +103,7 @@ def plot_pareto(result, fmt="png", title=None) -> bytes:
         ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
         cb = fig.colorbar(sc, ax=ax, pad=0.015)
         cb.set_label("bits per element")
+        ax.scatter([], [], s=46, marker="D", facecolors="none", edgecolors="black", label="named formats")
         ax.legend(loc="lower right", fontsize=9, frameon=True)
         ax.set_title(title or f"{sp.name}: {len(rows)} formats, r = {sp.r}, f = {sp.f}, {sp.vectors:,} vectors",
                      fontsize=11)
