@@ -138,8 +138,7 @@ def cluster():
 @pytest.mark.synth
 def test_local_and_dask_sweeps_are_identical(tmp_path, cluster):
     sp = load_space(_space(tmp_path, TINY))
-    with executor(jobs=2) as ex:
-        local = run(sp, executor=ex, cache=tmp_path / "local")
+    local = run(sp, cache=tmp_path / "local")  # in this process (local pools: tests/test_jobs.py)
     with executor(scheduler=cluster.scheduler_address) as ex:
         dask = run(sp, executor=ex, cache=tmp_path / "dask")
     assert local.csv() == dask.csv()
