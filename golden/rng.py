@@ -10,16 +10,19 @@ gives the same codes in both.
 * Draw ``i`` (0-based, one per value in C order) is the top ``R`` bits of ``T**(i+1)(s0)``: the RTL
   resets its state register to ``T(s0)``, offers the top ``R`` bits on ``rand``, and steps once per value.
 
-The generator is linear over GF(2), so ``T**n`` is a 32×32 bit matrix; drawing ``n`` values uses
-jump-ahead and doubling (``states[k:2k] = T**k states[0:k]``) with byte-wise lookup tables: no Python
-loop per value.
+The generator is linear over GF(2), so ``T**n`` is a 32×32 bit matrix. Drawing ``n`` values splits the
+sequence into lanes of ``_LANE`` consecutive states: the lane starts come from jump-ahead and doubling
+(``starts[k:2k] = T**(k·_LANE) starts[0:k]``, each matrix applied through two 65,536-entry tables of its
+16-bit halves, 512 KiB while in use), then all lanes step together ``_LANE`` times with the three
+shift-xors, a few thousand lanes at a time so the block being written stays in cache. No Python loop per
+value (about 200 M draws/s on one core, ``make bench``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_RAND_BITS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state", "step"]
+__all__ = ["DEFAULT_RAND_BITS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state", "states", "step"]
 
 #: Default number R of random bits per value for stochastic rounding.
 DEFAULT_RAND_BITS = 16
@@ -83,18 +86,69 @@ def _power(n: int) -> np.ndarray:
     return result
 
 
+#: States per lane, and lanes stepped together, in :func:`states`.
+_LANE = 32
+_LANES_AT_ONCE = 4096
+
+
+def _tables16(cols: np.ndarray):
+    """The images of every 16-bit low half and high half under a matrix: two 65,536-entry tables."""
+    tabs = []
+    for off in (0, 16):
+        tab = np.zeros(1 << 16, dtype=np.uint32)
+        n = 1
+        for j in range(16):
+            np.bitwise_xor(tab[:n], cols[off + j], out=tab[n : 2 * n])
+            n *= 2
+        tabs.append(tab)
+    return tabs
+
+
+def _apply_into(cols: np.ndarray, src: np.ndarray, dst: np.ndarray, chunk: int = 1 << 15):
+    """``dst = T(src)`` for a matrix ``cols``, through the 16-bit tables, in chunks."""
+    lo, hi = _tables16(cols)
+    idx = np.empty(min(chunk, len(src)), dtype=np.uint32)
+    part = np.empty_like(idx)
+    for j in range(0, len(src), chunk):
+        e = min(j + chunk, len(src))
+        i, h = idx[: e - j], part[: e - j]
+        np.bitwise_and(src[j:e], np.uint32(0xFFFF), out=i)
+        np.take(lo, i, out=dst[j:e])
+        np.right_shift(src[j:e], np.uint32(16), out=i)
+        np.take(hi, i, out=h)
+        dst[j:e] ^= h
+
+
 def states(seed: int, n: int, start: int = 0) -> np.ndarray:
     """States ``T**(start+1+i)(s0)`` for ``i`` in ``range(n)`` as uint32."""
-    out = np.empty(n, dtype=np.uint32)
     if n == 0:
-        return out
-    out[0] = _apply(_power(start + 1), np.array([seed_state(seed)], dtype=np.uint32))[0]
-    k = 1
-    while k < n:
-        m = min(k, n - k)
-        out[k : k + m] = _apply(_power(k), out[:m])
+        return np.empty(0, dtype=np.uint32)
+    lanes = -(-n // _LANE)
+    starts = np.empty(lanes, dtype=np.uint32)
+    starts[0] = _apply(_power(start + 1), np.array([seed_state(seed)], dtype=np.uint32))[0]
+    jump, k = _power(_LANE), 1
+    while k < lanes:
+        m = min(k, lanes - k)
+        _apply_into(jump, starts[:m], starts[k : k + m])
         k += m
-    return out
+        if k < lanes:
+            jump = _compose(jump, jump)
+    out = np.empty((lanes, _LANE), dtype=np.uint32)
+    s = np.empty(min(_LANES_AT_ONCE, lanes), dtype=np.uint32)
+    t = np.empty_like(s)
+    for a in range(0, lanes, _LANES_AT_ONCE):
+        b = min(a + _LANES_AT_ONCE, lanes)
+        ss, tt = s[: b - a], t[: b - a]
+        ss[:] = starts[a:b]
+        for j in range(_LANE):
+            out[a:b, j] = ss
+            np.left_shift(ss, np.uint32(13), out=tt)
+            ss ^= tt
+            np.right_shift(ss, np.uint32(17), out=tt)
+            ss ^= tt
+            np.left_shift(ss, np.uint32(5), out=tt)
+            ss ^= tt
+    return out.reshape(-1)[:n]
 
 
 def random_bits(seed: int, n: int, bits: int = DEFAULT_RAND_BITS, start: int = 0) -> np.ndarray:
