@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rng, tapered
+from . import fastpath, rng, tapered
+from .errors import FpforgeTypeError, FpforgeValueError
 from .rounding import round_up
 from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
 
@@ -115,28 +116,36 @@ def resolve_bias(fmt, bias, shape):
     lo, hi = RUNTIME_BIASES.start, RUNTIME_BIASES.stop - 1
     if b.dtype.kind not in "iu":
         raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not an array of {b.dtype}")
-    bad = (b < lo) | (b > hi)
-    if bad.any():
+    least, most = (b.min(), b.max()) if b.size else (lo, lo)
+    if least < lo or most > hi:
+        bad = (b < lo) | (b > hi)
         raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not {b[bad].flat[0].item()!r}")
     try:
         b = np.broadcast_to(b, shape)
     except ValueError:
         raise ValueError(f"bias of shape {b.shape} does not broadcast to the operand shape {tuple(shape)}") from None
-    if b.size and b.min() == b.max():
+    if b.size and least == most:
         return fmt.at(int(b.flat[0])), None
-    return fmt, b.ravel().astype(np.int64)
+    return fmt, b.reshape(-1).astype(np.int64, copy=False)
+
+
+def _check_rand(rand, n, rand_bits):
+    """``rand`` flattened, checked: one integer draw per value, each in 0..2**rand_bits - 1."""
+    rand = np.asarray(rand).reshape(-1)
+    if rand.shape != (n,):
+        raise FpforgeValueError(f"rand must hold one draw per value ({n}), not {rand.shape}")
+    if rand.size and rand.dtype.kind not in "iu":
+        raise FpforgeTypeError(f"rand must be an array of integers, not of {rand.dtype}")
+    if rand.size and (rand.min() < 0 or rand.max() >= (1 << rand_bits)):
+        raise FpforgeValueError(f"rand draws must be in 0..{(1 << rand_bits) - 1} for rand_bits={rand_bits}")
+    return rand
 
 
 def _draws(n, *, seed, rand, rand_bits):
     if not 1 <= rand_bits <= 32:
         raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
     if rand is not None:
-        rand = np.asarray(rand).astype(np.int64).ravel()
-        if rand.shape != (n,):
-            raise ValueError(f"rand must hold one draw per value ({n}), not {rand.shape}")
-        if rand.size and (rand.min() < 0 or rand.max() >= (1 << rand_bits)):
-            raise ValueError(f"rand draws must be in 0..{(1 << rand_bits) - 1} for rand_bits={rand_bits}")
-        return rand
+        return _check_rand(rand, n, rand_bits).astype(np.int64)
     return rng.random_bits(0 if seed is None else seed, n, rand_bits).astype(np.int64)
 
 
@@ -220,6 +229,10 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
         if lut is not None:
             idx = _lut_index(src, x)
             return tuple(lut[k].take(idx) for k in outputs)
+    if x.size >= _LUT_MIN_SIZE:
+        result = _fast(fmt, src, x, opts, bias, seed, rand, rand_bits)
+        if result is not None:
+            return tuple(result[k] for k in outputs)
     draws = None
     if rounding == "sr":
         draws = (_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
@@ -233,6 +246,21 @@ def _exact(fmt, src, x, opts, draws, bias=None):
     if isinstance(fmt, TaperedFormat):
         return tapered.encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, paper_literal)
     return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias)
+
+
+def _fast(fmt, src, x, opts, bias, seed, rand, rand_bits):
+    """The integer-domain encoders of :mod:`fpforge.golden.fastpath` where one applies, else None."""
+    path = fastpath.fast_path(fmt, src, opts[0], bias is not None)
+    if path is None:
+        return None
+    draws = None
+    if path == "sr":
+        if not 1 <= rand_bits <= 32:
+            raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
+        draws = fastpath.aligned_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, states=rng.states,
+                                       check=_check_rand)
+    return fastpath.encode_fast(fmt if bias is None else fmt.at(0), src, x, opts, path=path, exact=_exact,
+                                src32=SOURCES["fp32"], bias=bias, draws=draws, rand_bits=rand_bits)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------
