@@ -39,7 +39,7 @@ import numpy as np
 
 from .formats import FloatFormat, Flag, TaperedFormat
 
-__all__ = ["CHUNK", "TABLE_BYTES", "encode_fast", "fast_path", "table_bytes"]
+__all__ = ["CHUNK", "TABLE_BYTES", "Draws", "encode_fast", "fast_path", "table_bytes"]
 
 #: Operands processed per step (scratch arrays stay in the L2 cache).
 CHUNK = 1 << 14
@@ -202,20 +202,41 @@ def _table(fmt, src32, opts, exact, path):
 
 
 # -- operands ------------------------------------------------------------------------------------------
-def aligned_draws(n, *, seed, rand, rand_bits, states, check):
-    """The R-bit draws, left-aligned in uint32 (``rand << (32 - R)``): from ``rand`` (checked by
-    ``check``) or the generator's states for ``seed``."""
-    if rand is not None:
-        r = check(rand, n, rand_bits)
-        return (r.astype(np.uint32) << np.uint32(32 - rand_bits)) if rand_bits < 32 else r.astype(np.uint32)
-    s = states(0 if seed is None else seed, n)
-    if rand_bits < 32:
-        s &= np.uint32((0xFFFFFFFF << (32 - rand_bits)) & 0xFFFFFFFF)
-    return s
+class Draws:
+    """The ``sr`` draws, handed out chunk by chunk, left-aligned in uint32 (``rand << (32 - R)``).
+
+    From an explicit array ``rand`` (checked by ``check(rand, n, R)``), or streamed from the generator's
+    states for ``seed`` (``rng.state_blocks``: never the whole array at once).
+    """
+
+    def __init__(self, n, *, seed=None, rand=None, rand_bits=16, blocks=None, check=None):
+        self.bits = rand_bits
+        self._mask = np.uint32((0xFFFFFFFF << (32 - rand_bits)) & 0xFFFFFFFF)
+        self._rand = None if rand is None else check(rand, n, rand_bits)
+        self._blocks = None if rand is not None else blocks(0 if seed is None else seed, n)
+        self._block, self._at, self._next = np.empty(0, np.uint32), 0, 0
+
+    def take(self, s, e, out):
+        """Write the draws of operands ``s .. e - 1`` into ``out`` (chunks must come in order)."""
+        if self._rand is not None:
+            np.left_shift(self._rand[s:e], 32 - self.bits, out=out, casting="unsafe")
+            return out
+        assert s == self._next, "draws are streamed in order"
+        done = 0
+        while done < e - s:
+            if self._at == len(self._block):
+                self._block, self._at = next(self._blocks), 0
+            k = min(e - s - done, len(self._block) - self._at)
+            np.bitwise_and(self._block[self._at : self._at + k], self._mask, out=out[done : done + k])
+            self._at += k
+            done += k
+        self._next = e
+        return out
 
 
-def _widen(src, chunk, out):
-    """FP32 patterns of a chunk of operands (exact for FP16/BF16) into ``out``; the FP16 subnormal mask."""
+def _widen(src, chunk, out, flags):
+    """FP32 patterns of a chunk of operands into ``out`` (exact for FP16/BF16), and for FP16 the mask
+    ``flags`` (uint8) of its subnormal operands' denormal flag (they are normal in FP32)."""
     if src.bits == 32:
         return chunk.view(np.uint32), None
     p = chunk.view(np.uint16)
@@ -224,8 +245,12 @@ def _widen(src, chunk, out):
         return out, None
     with np.errstate(invalid="ignore"):
         out.view(np.float32)[:] = chunk
-    mag = p & np.uint16(0x7FFF)
-    return out, (mag != 0) & (mag < np.uint16(1 << src.mbits))
+    # subnormal: magnitude - 1 < 2^mbits - 1 (a zero magnitude wraps to 0xFFFF)
+    mag = np.bitwise_and(p, np.uint16(0x7FFF))
+    mag -= np.uint16(1)
+    np.less(mag, np.uint16((1 << src.mbits) - 1), out=flags.view(bool))
+    flags <<= np.uint8(1)  # Flag.DENORMAL
+    return out, flags
 
 
 def _bias_caps():
@@ -237,7 +262,7 @@ def _bias_caps():
 _CAPS = _bias_caps()
 
 
-def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None, rand_bits=None):
+def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None):
     """``(codes, flags)`` of ``x`` (float32/float16/bfloat16 array) in ``fmt``, equal to the exact model's.
 
     Parameters
@@ -256,10 +281,8 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None,
         The FP32 descriptor (tables are built for FP32 operands).
     bias : array of int, optional
         Per-value biases (flattened), ``fmt`` being the bias-0 descriptor.
-    draws : uint32 array, optional
-        ``sr``: the draws left-aligned (:func:`aligned_draws`).
-    rand_bits : int, optional
-        ``sr``: R.
+    draws : Draws, optional
+        ``sr``: the draws.
     """
     table = _table(fmt, src32, opts, exact, path)
     if bias is not None:
@@ -274,14 +297,14 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None,
     has_gap = path == "sr" and _gap(fmt) is not None
     gaps = []
     c = min(CHUNK, max(n, 1))
-    wide32, t32 = np.empty(c, np.uint32), np.empty(c, np.uint32)
+    wide32, t32, r32 = np.empty(c, np.uint32), np.empty(c, np.uint32), np.empty(c, np.uint32)
     ii, jj = np.empty(c, np.intp), np.empty(c, np.intp)
     e64, y64, z64 = np.empty(c, np.uint64), np.empty(c, np.uint64), np.empty(c, np.uint64)
-    marked = np.empty(c, bool)
+    marked, sub8 = np.empty(c, bool), np.empty(c, np.uint8)
     for s in range(0, n, CHUNK):
         e = min(s + CHUNK, n)
         k = e - s
-        bb, sub16 = _widen(src, flat[s:e], wide32[:k])
+        bb, sub16 = _widen(src, flat[s:e], wide32[:k], sub8[:k])
         i, j, t = ii[:k], jj[:k], t32[:k]
         # class index 2 * (bits >> (23 - P)) + sticky, as (bits >> sh) + ((bits + low) >> sh)
         np.add(bb, low, out=i, dtype=np.intp)  # (no wrap at the top patterns)
@@ -312,13 +335,15 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None,
             yy >>= zz
             yy &= _M32
             if path == "sr":  # round up on the carry out of D + draw
-                np.add(yy, draws[s:e], out=yy, casting="unsafe")
+                rr = draws.take(s, e, r32[:k])
+                yy += rr
                 yy >>= np.uint64(32)
                 if has_gap:
                     np.bitwise_and(ee, _GAP, out=zz)
                     np.not_equal(zz, 0, out=marked[:k])
                     if marked[:k].any():
-                        gaps.append(s + np.flatnonzero(marked[:k]))
+                        where = np.flatnonzero(marked[:k])
+                        gaps.append((s + where, rr[where]))
             else:  # hr (SR14): F14 = D >> 18 against T14 = the 14 low source bits
                 yy >>= np.uint64(18)
                 np.bitwise_and(bb, np.uint32(0x3FFF), out=zz, casting="unsafe")
@@ -328,29 +353,30 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None,
             np.copyto(cs, ee, casting="unsafe")
             np.right_shift(ee, np.uint64(16), out=fs, casting="unsafe")
         if sub16 is not None:
-            fs[sub16] |= np.uint8(Flag.DENORMAL)
+            fs |= sub16
     if gaps:
-        _gap_decisions(fmt, src, flat, np.concatenate(gaps), table, P, codes, flags, bias, draws, rand_bits)
+        where = np.concatenate([g[0] for g in gaps])
+        _gap_decisions(fmt, src, flat, where, np.concatenate([g[1] for g in gaps]), table, P, codes, flags, bias,
+                       draws.bits)
     return codes.reshape(x.shape), flags.reshape(x.shape)
 
 
-def _gap_decisions(fmt, src, flat, where, table, P, codes, flags, bias, draws, rand_bits):
+def _gap_decisions(fmt, src, flat, where, drawn, table, P, codes, flags, bias, rand_bits):
     """Redo the operands in the CFloat guide's denormal gap (between ``lo`` and ``hi``, spacing not a power
     of two): up iff ``v >= lo + (2^R - rand) (hi - lo) / 2^R`` (exact in float64), ``v`` scaled by
-    ``2^bias`` for per-value biases."""
+    ``2^bias`` for per-value biases. ``drawn``: their draws, left-aligned."""
     lo, hi = _gap(fmt)
     v = flat[where]
-    b, sub16 = _widen(src, v, np.empty(len(v), np.uint32))
-    sh = np.uint32(23 - P)
-    i = (b.astype(np.intp) + int((1 << (23 - P)) - 1) >> int(sh)) + (b >> sh).astype(np.intp)
+    b, sub16 = _widen(src, v, np.empty(len(v), np.uint32), np.empty(len(v), np.uint8))
+    sh = 23 - P
+    i = ((b.astype(np.intp) + ((1 << sh) - 1)) >> sh) + (b >> np.uint32(sh)).astype(np.intp)
     a = np.abs(b.view(np.float32).astype(np.float64))
     if bias is not None:
         add = np.minimum(_CAPS[(b >> np.uint32(23)) & np.uint32(0xFF)], bias[where])
         i += add.astype(np.intp) << (P + 1)
         a = np.ldexp(a, add.astype(np.int64))
-    r = (draws[where] >> np.uint32(32 - rand_bits)).astype(np.float64)
+    r = (drawn >> np.uint32(32 - rand_bits)).astype(np.float64)
     up = a >= lo + (2.0**rand_bits - r) * np.ldexp(hi - lo, -rand_bits)
     ent = table[i] >> np.where(up, np.uint64(_UP_SHIFT), np.uint64(0))
     codes[where] = ent.astype(codes.dtype)
-    flags[where] = (ent >> np.uint64(16)).astype(np.uint8) | np.where(sub16, np.uint8(Flag.DENORMAL), np.uint8(0)) \
-        if sub16 is not None else (ent >> np.uint64(16)).astype(np.uint8)
+    flags[where] = (ent >> np.uint64(16)).astype(np.uint8) | (0 if sub16 is None else sub16)

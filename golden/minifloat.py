@@ -257,10 +257,10 @@ def _fast(fmt, src, x, opts, bias, seed, rand, rand_bits):
     if path == "sr":
         if not 1 <= rand_bits <= 32:
             raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
-        draws = fastpath.aligned_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, states=rng.states,
-                                       check=_check_rand)
+        draws = fastpath.Draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, blocks=rng.state_blocks,
+                               check=_check_rand)
     return fastpath.encode_fast(fmt if bias is None else fmt.at(0), src, x, opts, path=path, exact=_exact,
-                                src32=SOURCES["fp32"], bias=bias, draws=draws, rand_bits=rand_bits)
+                                src32=SOURCES["fp32"], bias=bias, draws=draws)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------

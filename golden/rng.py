@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_RAND_BITS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state", "states", "step"]
+__all__ = ["DEFAULT_RAND_BITS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state", "state_blocks", "states", "step"]
 
 #: Default number R of random bits per value for stochastic rounding.
 DEFAULT_RAND_BITS = 16
@@ -119,10 +119,8 @@ def _apply_into(cols: np.ndarray, src: np.ndarray, dst: np.ndarray, chunk: int =
         dst[j:e] ^= h
 
 
-def states(seed: int, n: int, start: int = 0) -> np.ndarray:
-    """States ``T**(start+1+i)(s0)`` for ``i`` in ``range(n)`` as uint32."""
-    if n == 0:
-        return np.empty(0, dtype=np.uint32)
+def _lane_starts(seed: int, n: int, start: int) -> np.ndarray:
+    """The first state of each lane: ``T**(start + 1 + k·_LANE)(s0)``."""
     lanes = -(-n // _LANE)
     starts = np.empty(lanes, dtype=np.uint32)
     starts[0] = _apply(_power(start + 1), np.array([seed_state(seed)], dtype=np.uint32))[0]
@@ -133,21 +131,46 @@ def states(seed: int, n: int, start: int = 0) -> np.ndarray:
         k += m
         if k < lanes:
             jump = _compose(jump, jump)
-    out = np.empty((lanes, _LANE), dtype=np.uint32)
-    s = np.empty(min(_LANES_AT_ONCE, lanes), dtype=np.uint32)
-    t = np.empty_like(s)
-    for a in range(0, lanes, _LANES_AT_ONCE):
-        b = min(a + _LANES_AT_ONCE, lanes)
-        ss, tt = s[: b - a], t[: b - a]
-        ss[:] = starts[a:b]
-        for j in range(_LANE):
-            out[a:b, j] = ss
-            np.left_shift(ss, np.uint32(13), out=tt)
-            ss ^= tt
-            np.right_shift(ss, np.uint32(17), out=tt)
-            ss ^= tt
-            np.left_shift(ss, np.uint32(5), out=tt)
-            ss ^= tt
+    return starts
+
+
+def _step_lanes(first: np.ndarray, out: np.ndarray, tmp: np.ndarray):
+    """``out[l, j]`` = state ``j`` of the lane starting at ``first[l]`` (``out`` is ``(lanes, _LANE)``)."""
+    ss, tt = first, tmp[: len(first)]
+    for j in range(_LANE):
+        out[:, j] = ss
+        np.left_shift(ss, np.uint32(13), out=tt)
+        ss ^= tt
+        np.right_shift(ss, np.uint32(17), out=tt)
+        ss ^= tt
+        np.left_shift(ss, np.uint32(5), out=tt)
+        ss ^= tt
+
+
+def state_blocks(seed: int, n: int, start: int = 0):
+    """The states of :func:`states` as consecutive uint32 blocks of at most ``_LANE * _LANES_AT_ONCE``
+    (131,072) values. The block's memory is reused: consume each block before asking for the next."""
+    if n == 0:
+        return
+    starts = _lane_starts(seed, n, start)
+    buf = np.empty((min(_LANES_AT_ONCE, len(starts)), _LANE), dtype=np.uint32)
+    tmp = np.empty(len(buf), dtype=np.uint32)
+    for a in range(0, len(starts), _LANES_AT_ONCE):
+        b = min(a + _LANES_AT_ONCE, len(starts))
+        _step_lanes(starts[a:b].copy(), buf[: b - a], tmp)
+        yield buf[: b - a].reshape(-1)[: n - a * _LANE]
+
+
+def states(seed: int, n: int, start: int = 0) -> np.ndarray:
+    """States ``T**(start+1+i)(s0)`` for ``i`` in ``range(n)`` as uint32."""
+    if n == 0:
+        return np.empty(0, dtype=np.uint32)
+    starts = _lane_starts(seed, n, start)
+    out = np.empty((len(starts), _LANE), dtype=np.uint32)
+    tmp = np.empty(min(_LANES_AT_ONCE, len(starts)), dtype=np.uint32)
+    for a in range(0, len(starts), _LANES_AT_ONCE):
+        b = min(a + _LANES_AT_ONCE, len(starts))
+        _step_lanes(starts[a:b].copy(), out[a:b], tmp)
     return out.reshape(-1)[:n]
 
 

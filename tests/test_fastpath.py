@@ -85,11 +85,9 @@ def both_paths(fmt, x, rounding, *, bias=None, rand=None, rand_bits=16, **opts):
     o = (rounding, opts.get("saturate", False), opts.get("nan_to_zero", False), opts.get("paper_literal", False))
     draws = None
     if rounding == "sr":
-        draws = fastpath.aligned_draws(x.size, seed=None, rand=rand, rand_bits=rand_bits, states=None,
-                                       check=minifloat._check_rand)
+        draws = fastpath.Draws(x.size, rand=rand, rand_bits=rand_bits, check=minifloat._check_rand)
     fast = fastpath.encode_fast(fixed if per is None else fixed.at(0), src, x, o, path=path,
-                                exact=minifloat._exact, src32=SOURCES["fp32"], bias=per, draws=draws,
-                                rand_bits=rand_bits)
+                                exact=minifloat._exact, src32=SOURCES["fp32"], bias=per, draws=draws)
     exact = minifloat._exact(fixed, src, x, o, (np.asarray(rand, np.int64), rand_bits) if rounding == "sr" else None,
                              per)
     return fast, exact
