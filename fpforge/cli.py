@@ -69,6 +69,8 @@ def _add_unit_options(p, units=("encoder", "decoder", "block-encoder", "block-de
     p.add_argument("--nan-to-zero", action="store_true", help="NaN operands encode as +0")
     p.add_argument("--paper-literal", action="store_true",
                    help="HiF8 hr: SR14 compares F14 >= T14 literally (exact values may round up)")
+    p.add_argument("--compat", default="default", choices=["default", "ascend"],
+                   help="HiF8: ascend = bit-compatible with Huawei Ascend's conversions (docs/hif8.md)")
     p.add_argument("--ieee-denormals", action="store_true",
                    help="CFloat8/SHP: IEEE denormals 2^(1-bias)×0.m instead of the guide's 2^-bias×0.m")
     p.add_argument("--latency", type=int, default=None,
@@ -152,6 +154,10 @@ def _unit_kwargs(args):
     if args.format is None:
         raise UsageError(f"{args.unit} needs --format/-f (see `fpforge formats`)")
     fmt = _format_of(args)
+    if args.compat != "default":
+        from .golden.tapered import with_compat
+
+        fmt = with_compat(fmt, args.compat)  # the variant descriptor (hif8_ascend); one line for other formats
     if args.rounding is None:
         rounding = (fmt.roundings[0],)
     elif args.rounding == "all":

@@ -162,6 +162,7 @@ def encode_with_flags(
     rand_bits: int = rng.DEFAULT_RAND_BITS,
     paper_literal: bool = False,
     ieee_denormals: bool = False,
+    compat: str | None = None,
 ):
     """Encode ``x`` into ``fmt``; return ``(codes, flags)``.
 
@@ -195,23 +196,28 @@ def encode_with_flags(
     ieee_denormals : bool
         CFloat formats only: denormals ``2**(1 - bias) * 0.m`` (IEEE) instead of the guide's
         ``2**-bias * 0.m``.
+    compat : str
+        HiF8 only: ``"ascend"`` gives the bits of Huawei Ascend's conversions (the descriptor
+        ``hif8_ascend``: ``hr`` compares ``F >= T`` literally, flushes ``|x| < 2^-23`` to zero and overflows
+        from ``1.25 × 2^15``; every other mode is unchanged); ``"default"``/None: the format as named.
 
     Raises
     ------
     ValueError
-        Unknown rounding for the format; a missing or bad bias; ``ieee_denormals`` for another format.
+        Unknown rounding for the format; a missing or bad bias; ``ieee_denormals`` for another format;
+        an unknown ``compat``, or ``compat="ascend"`` for another format than HiF8.
     TypeError
         Source dtype is not float32/float16/bfloat16.
     """
     return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits, paper_literal,
-                   ieee_denormals)
+                   ieee_denormals, compat)
 
 
 def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
-            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False):
+            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False, compat=None):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
-    fmt = get_format(fmt)
+    fmt = tapered.with_compat(get_format(fmt), compat)
     if not isinstance(fmt, (FloatFormat, TaperedFormat)):
         raise TypeError(f"encode() handles scalar float formats here, not {fmt!r}")
     fmt = with_denormals(fmt, ieee_denormals)
@@ -463,14 +469,15 @@ def _value_table(fmt: FloatFormat) -> np.ndarray:
     return _TABLES[fmt]
 
 
-def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
-    """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit.
+def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
+    """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit (HiF8 with
+    ``compat="ascend"``: +qNaN, as Ascend decodes it).
 
     ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an integer array broadcastable to
-    ``codes``; ``ieee_denormals`` as for :func:`encode_with_flags`. Denormal codes of a flush-to-zero
-    format (UHP) decode to 0.
+    ``codes``; ``ieee_denormals`` and ``compat`` as for :func:`encode_with_flags`. Denormal codes of a
+    flush-to-zero format (UHP) decode to 0.
     """
-    fmt = with_denormals(get_format(fmt), ieee_denormals)
+    fmt = with_denormals(tapered.with_compat(get_format(fmt), compat), ieee_denormals)
     codes = np.asarray(codes)
     if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
         raise ValueError(f"codes of {fmt.name} must be in 0..{(1 << fmt.bits) - 1}")
@@ -480,13 +487,14 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
     return _value_table(fmt).astype(np.float32)[codes.astype(np.intp)]
 
 
-def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False) -> np.ndarray:
+def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
     """Decode into ``target`` (fp32, fp16 or bf16) bit patterns, as the RTL decoder delivers them.
 
     Every FP8 value is exact in all three targets; NaN becomes the target's canonical quiet NaN with
-    the code's sign bit. ``bias`` and ``ieee_denormals`` as for :func:`decode`.
+    the code's sign bit (HiF8 ``compat="ascend"``: positive). ``bias``, ``ieee_denormals`` and ``compat``
+    as for :func:`decode`.
     """
-    fmt = get_format(fmt)
+    fmt = tapered.with_compat(get_format(fmt), compat)
     tgt = _target(target)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
     return encode(tgt, vals, rounding="rne")

@@ -7,6 +7,7 @@ from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.formats import TaperedFormat, get_format
 from ..golden.block import BlockFormat, MXFormat
 from ..golden.minifloat import with_denormals
+from ..golden.tapered import with_compat
 from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
 from .dot import DotProduct, RegisteredIO
@@ -28,7 +29,7 @@ UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-
 def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
                nan_to_zero=False, latency=0, rand_bits=DEFAULT_RAND_BITS, seed=0, paper_literal=False,
                ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False, lanes=1,
-               scaling="fp32"):
+               scaling="fp32", compat=None):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline. ``dot``
     builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
     ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
@@ -39,7 +40,7 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
     The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
     formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
     mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port; ``ieee_denormals`` switches
-    its denormals to IEEE's.
+    its denormals to IEEE's; ``compat="ascend"`` picks HiF8's Ascend-compatible descriptor (``hif8_ascend``).
 
     Raises
     ------
@@ -52,12 +53,14 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
     if unit not in UNITS:
         raise ValueError(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
     if unit == "scaled-encoder":
+        if compat not in (None, "default"):
+            format = with_compat(get_format(format), compat)
         return ScaledEncoder(format, source, lanes, scaling, rounding, saturate, nan_to_zero, rand_bits,
                              ieee_denormals, paper_literal, latency, seed)
     if lanes != 1 or scaling != "fp32":
         raise ValueError("lanes and scaling apply to scaled-encoder units")
     if unit == "dot":
-        if latency or rounding or saturate or nan_to_zero or paper_literal:
+        if latency or rounding or saturate or nan_to_zero or paper_literal or compat not in (None, "default"):
             raise ValueError("a dot unit takes format, format_b, r, f, stages and raw (its pipeline depth is "
                              "`stages`; it rounds once to FP32, nearest even)")
         unit = DotProduct(format, r, f, fmt_b=format_b, stages=stages, raw=raw)
@@ -68,7 +71,7 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
         return unit
     if io_registers:
         raise ValueError("io_registers applies to dot units")
-    fmt = get_format(format)
+    fmt = with_compat(get_format(format), compat)
     block = isinstance(fmt, (BlockFormat, MXFormat))
     if unit.startswith("block-") != block:
         kind = "block" if block else "scalar"

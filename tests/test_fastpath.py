@@ -17,10 +17,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpforge.golden import SOURCES, encode, encode_with_flags, fastpath, get_format, minifloat, random_bits
+from fpforge.golden import SOURCES, encode, encode_with_flags, fastpath, get_format, minifloat, random_bits, tapered
 from fpforge.golden.formats import FloatFormat
 
-SCALAR = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "e3m2", "e2m3", "e2m1", "uhp", "fp16", "bf16")
+SCALAR = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "hif8_ascend", "e3m2", "e2m3", "e2m1", "uhp", "fp16", "bf16")
 RUNTIME = ("cfloat8_143", "cfloat8_152", "shp")
 DTYPES = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}
 
@@ -74,10 +74,10 @@ def fp32_stimulus(fmt, seed, golden_fp32_sample, n_random=200_000, bias=None):
 # -- checking ------------------------------------------------------------------------------------------
 def both_paths(fmt, x, rounding, *, bias=None, rand=None, rand_bits=16, **opts):
     """(fast, exact): ``encode_with_flags`` through the fast path (asserted taken) and the exact model."""
-    fmt = get_format(fmt)
+    fmt = tapered.with_compat(get_format(fmt), opts.get("compat"))
     if opts.get("ieee_denormals"):
         fmt = minifloat.with_denormals(fmt, True)
-    opts = {k: v for k, v in opts.items() if k != "ieee_denormals"}
+    opts = {k: v for k, v in opts.items() if k not in ("ieee_denormals", "compat")}
     src = minifloat.source_of(x)
     fixed, per = minifloat.resolve_bias(fmt, bias, x.shape)
     path = fastpath.fast_path(fixed, src, rounding, per is not None)
@@ -189,8 +189,9 @@ def hr_fp32(seed, golden_fp32_sample, n_random=500_000):
 
 
 @pytest.mark.parametrize("opts", [dict(), dict(paper_literal=True), dict(saturate=True, nan_to_zero=True),
-                                  dict(paper_literal=True, saturate=True)],
-                         ids=["default", "literal", "sat-ntz", "literal-sat"])
+                                  dict(paper_literal=True, saturate=True), dict(compat="ascend"),
+                                  dict(compat="ascend", saturate=True, nan_to_zero=True)],
+                         ids=["default", "literal", "sat-ntz", "literal-sat", "ascend", "ascend-sat-ntz"])
 def test_hr_fp32_fast_equals_exact(opts, golden_fp32_sample):
     x = hr_fp32(11, golden_fp32_sample)
     fast, exact = both_paths("hif8", x, "hr", **opts)
@@ -317,7 +318,7 @@ def test_tables_stay_within_the_memory_limit(monkeypatch):
 
 # -- make regress: 10M random FP32 operands per path ---------------------------------------------------
 SLOW_PATHS = [("e4m3", "sr", {}), ("hif8", "sr", {}), ("e2m1", "sr", {}), ("uhp", "sr", {}),
-              ("hif8", "hr", {}), ("hif8", "hr", dict(paper_literal=True)),
+              ("hif8", "hr", {}), ("hif8", "hr", dict(paper_literal=True)), ("hif8", "hr", dict(compat="ascend")),
               ("cfloat8_143", "sr", dict(bias="each")), ("shp", "sr", dict(bias="each")),
               ("cfloat8_152", "rne", dict(bias="each")), ("shp", "ta", dict(bias="each", ieee_denormals=True)),
               ("shp", "rne", dict(bias=5)), ("fp16", "rtz", {})]
