@@ -42,7 +42,7 @@ from .formats import FloatFormat, Flag, TaperedFormat
 __all__ = ["CHUNK", "TABLE_BYTES", "Draws", "encode_fast", "fast_path", "table_bytes"]
 
 #: Operands processed per step (scratch arrays stay in the L2 cache).
-CHUNK = 1 << 14
+CHUNK = 1 << 15
 
 #: Upper limit of the memory all fast-path tables hold together.
 TABLE_BYTES = 64 << 20
