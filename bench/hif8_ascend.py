@@ -55,7 +55,7 @@ def _fp32_counts():
             p = np.arange(s, min(s + CHUNK, stop), dtype=np.uint32)
             total += _counts(p.view(np.float32), (p >> np.uint32(23)) == 0)
     # elsewhere only exact values with |E| >= 4 and 14 zero low bits can differ (the literal rule)
-    p = np.arange(1 << 18, dtype=np.uint32) << np.uint32(14)
+    p = np.arange(1 << 17, dtype=np.uint32) << np.uint32(14)  # positive patterns, doubled below
     e = (p >> np.uint32(23)).astype(np.int64) - 127
     keep = (e >= 104 - 127) & ~((p >= band_lo) & (p < band_hi)) & (np.abs(e) >= 4)
     total += _counts(p[keep].view(np.float32), np.zeros(keep.sum(), bool))
