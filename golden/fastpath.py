@@ -37,9 +37,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formats import FloatFormat, Flag, TaperedFormat
+from . import rng
+from .formats import SOURCES, FloatFormat, Flag, TaperedFormat
 
-__all__ = ["CHUNK", "TABLE_BYTES", "Draws", "encode_fast", "fast_path", "table_bytes"]
+__all__ = ["CHUNK", "TABLE_BYTES", "Draws", "encode", "encode_fast", "fast_path", "table_bytes"]
 
 #: Operands processed per step (scratch arrays stay in the L2 cache).
 CHUNK = 1 << 15
@@ -91,6 +92,24 @@ def fast_path(fmt, src, rounding, per_value_bias: bool) -> str | None:
     if src.bits == 32 and src.mbits - fmt.mbits < 17:  # minifloat's table needs 17 discarded bits
         return "det"
     return None
+
+
+def encode(fmt, src, x, opts, bias=None, *, seed, rand, rand_bits, exact, check):
+    """``(codes, flags)`` through the fast path that serves this encode, or None (see :func:`fast_path`).
+
+    ``fmt`` is the fixed-bias descriptor, or the run-time-bias one with ``bias`` the flattened per-value
+    biases; ``exact`` the exact model and ``check`` the ``rand`` validator of ``minifloat``.
+    """
+    path = fast_path(fmt, src, opts[0], bias is not None)
+    if path is None:
+        return None
+    draws = None
+    if path == "sr":
+        if not 1 <= rand_bits <= 32:
+            raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
+        draws = Draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, blocks=rng.state_blocks, check=check)
+    return encode_fast(fmt if bias is None else fmt.at(0), src, x, opts, path=path, exact=exact,
+                       src32=SOURCES["fp32"], bias=bias, draws=draws)
 
 
 # -- per-exponent facts -------------------------------------------------------------------------------

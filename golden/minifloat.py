@@ -235,8 +235,9 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
         if lut is not None:
             idx = _lut_index(src, x)
             return tuple(lut[k].take(idx) for k in outputs)
-    if x.size >= _LUT_MIN_SIZE:
-        result = _fast(fmt, src, x, opts, bias, seed, rand, rand_bits)
+    if x.size >= _LUT_MIN_SIZE:  # the integer-domain encoders, where one applies
+        result = fastpath.encode(fmt, src, x, opts, bias, seed=seed, rand=rand, rand_bits=rand_bits, exact=_exact,
+                                 check=_check_rand)
         if result is not None:
             return tuple(result[k] for k in outputs)
     draws = None
@@ -252,21 +253,6 @@ def _exact(fmt, src, x, opts, draws, bias=None):
     if isinstance(fmt, TaperedFormat):
         return tapered.encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, paper_literal)
     return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias)
-
-
-def _fast(fmt, src, x, opts, bias, seed, rand, rand_bits):
-    """The integer-domain encoders of :mod:`fpforge.golden.fastpath` where one applies, else None."""
-    path = fastpath.fast_path(fmt, src, opts[0], bias is not None)
-    if path is None:
-        return None
-    draws = None
-    if path == "sr":
-        if not 1 <= rand_bits <= 32:
-            raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
-        draws = fastpath.Draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, blocks=rng.state_blocks,
-                               check=_check_rand)
-    return fastpath.encode_fast(fmt if bias is None else fmt.at(0), src, x, opts, path=path, exact=_exact,
-                                src32=SOURCES["fp32"], bias=bias, draws=draws)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------
