@@ -30,7 +30,8 @@ How (FP32 operands; FP16/BF16 ones are widened to FP32 bits first, exactly):
 Memory: every table is at most ``2^(12 + mbits)`` entries of 2, 4 or 8 bytes — 64–128 KiB for the 8-bit
 formats, 8 MiB for the 10-bit mantissas (SHP, UHP, FP16 as a target). Tables are kept up to
 ``TABLE_BYTES`` in total (64 MiB; the oldest go first); building one costs one exact-model run over its
-representatives (a few ms for 8-bit formats, ~0.5 s for SHP).
+representatives (a few ms for 8-bit formats, ~0.5 s for SHP), so a table is built only for at least a
+quarter as many operands as it has representatives (or when it exists already).
 """
 
 from __future__ import annotations
@@ -103,13 +104,21 @@ def encode(fmt, src, x, opts, bias=None, *, seed, rand, rand_bits, exact, check)
     path = fast_path(fmt, src, opts[0], bias is not None)
     if path is None:
         return None
+    table_fmt = fmt if bias is None else fmt.at(0)
+    if (table_fmt, opts, path) not in _TABLES and x.size < _representatives(table_fmt, path) // 4:
+        return None  # building the table would cost more than the exact model on these few operands
     draws = None
     if path == "sr":
         if not 1 <= rand_bits <= 32:
             raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
         draws = Draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, blocks=rng.state_blocks, check=check)
-    return encode_fast(fmt if bias is None else fmt.at(0), src, x, opts, path=path, exact=exact,
-                       src32=SOURCES["fp32"], bias=bias, draws=draws)
+    return encode_fast(table_fmt, src, x, opts, path=path, exact=exact, src32=SOURCES["fp32"], bias=bias,
+                       draws=draws)
+
+
+def _representatives(fmt, path) -> int:
+    """Operands the exact model encodes to build the table of ``path``: one or two per class."""
+    return (1 << (10 + _class_bits(fmt, path))) * (1 if path == "det" else 2)
 
 
 # -- per-exponent facts -------------------------------------------------------------------------------
