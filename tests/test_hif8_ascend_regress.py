@@ -7,8 +7,8 @@ port; on Icarus one `hr` + `sat` model per source and the decoders into all thre
 65,536 FP16/BF16 patterns per (mode, sat) pair; FP32: 100k random patterns, the directed corners of every
 HiF8 value and midpoint (±1 ulp), and ±0..32 ulps plus 64 random low-14-bit patterns around 2^-23,
 1.25 × 2^15 and 1.5 × 2^15 (``fpforge.sim.vectors.tapered_thresholds``).
-Long tier (`make regress`): every mode on both simulators for every source, 1M FP32 per pair, the
-decoders on Verilator, and a latency-2 stream with stalls.
+Long tier (`make regress`): every mode on both simulators for every source (FP32: 1M random per pair on
+Verilator, 200k on Icarus), the decoders on Verilator, and a latency-2 stream with stalls.
 """
 
 import pytest
@@ -51,9 +51,11 @@ def test_ascend_decoder_all_codes(target, regress):
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
 @pytest.mark.parametrize("source", SOURCES)
 def test_ascend_encoder_every_mode_long(source, sim, regress):
-    """make regress: every mode and saturation; FP32 with 1M random patterns per pair."""
-    result = regress(_cfg(source=source, rounding=ALL), sim, vectors=1_000_000, seed=16)
-    assert result.vectors // (2 * len(ALL)) >= (65_536 if source != "fp32" else 1_000_000)
+    """make regress: every mode and saturation; FP32 with 1M random patterns per pair on Verilator, 200k on
+    Icarus (about 20 times slower)."""
+    n = 1_000_000 if sim == "verilator" else 200_000
+    result = regress(_cfg(source=source, rounding=ALL), sim, vectors=n, seed=16)
+    assert result.vectors // (2 * len(ALL)) >= (65_536 if source != "fp32" else n)
 
 
 @pytest.mark.sim
