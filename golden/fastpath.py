@@ -51,12 +51,13 @@ TABLE_BYTES = 64 << 20
 
 _TABLES: dict = {}
 # Layout of a uint64 entry of an sr/hr table: bits 0-23 the down result, 24-47 the up result (each
-# ``code | flags << 16``), bit 54 the gap marker (the class lies in the CFloat guide's denormal gap), bit 55
-# the hidden bit of the class's significand (where ``sig << 32`` has it), bits 57-63 ``nd`` (0..64).
+# ``code | flags << 16``), bit 55 the hidden bit of the class's significand (where ``sig << 32`` has it),
+# bits 56-62 ``nd`` (0..64), bit 63 the gap marker (the class lies in the CFloat guide's denormal gap: its
+# ``entry >> 56`` is then >= 128, so the shift by it gives D = 0, and the decision is made apart).
 _UP_SHIFT = 24
-_GAP = np.uint64(1 << 54)
 _HID = np.uint64(1 << 55)
-_ND_SHIFT = np.uint64(57)
+_ND_SHIFT = np.uint64(56)
+_GAP = np.uint64(1 << 63)
 _M32 = np.uint64(0xFFFFFFFF)
 
 
@@ -322,8 +323,7 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None)
     P = _class_bits(fmt, path)
     sh = np.uint32(23 - P)
     low = np.uint32((1 << (23 - P)) - 1)
-    has_gap = path == "sr" and _gap(fmt) is not None
-    gaps = []
+    gap = _gap(fmt) if path == "sr" else None
     c = min(CHUNK, max(n, 1))
     wide32, t32, r32 = np.empty(c, np.uint32), np.empty(c, np.uint32), np.empty(c, np.uint32)
     ii, jj = np.empty(c, np.intp), np.empty(c, np.intp)
@@ -366,12 +366,11 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None)
                 rr = draws.take(s, e, r32[:k])
                 yy += rr
                 yy >>= np.uint64(32)
-                if has_gap:
-                    np.bitwise_and(ee, _GAP, out=zz)
-                    np.not_equal(zz, 0, out=marked[:k])
+                if gap is not None:
+                    np.greater_equal(ee, _GAP, out=marked[:k])
                     if marked[:k].any():
-                        where = np.flatnonzero(marked[:k])
-                        gaps.append((s + where, rr[where]))
+                        _gap_decisions(gap, np.flatnonzero(marked[:k]), bb, t if bias is not None else None,
+                                       rr, draws.bits, yy)
             else:  # hr (SR14): F14 = D >> 18 against T14 = the 14 low source bits
                 yy >>= np.uint64(18)
                 np.bitwise_and(bb, np.uint32(0x3FFF), out=zz, casting="unsafe")
@@ -382,29 +381,19 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None)
             np.right_shift(ee, np.uint64(16), out=fs, casting="unsafe")
         if sub16 is not None:
             fs |= sub16
-    if gaps:
-        where = np.concatenate([g[0] for g in gaps])
-        _gap_decisions(fmt, src, flat, where, np.concatenate([g[1] for g in gaps]), table, P, codes, flags, bias,
-                       draws.bits)
     return codes.reshape(x.shape), flags.reshape(x.shape)
 
 
-def _gap_decisions(fmt, src, flat, where, drawn, table, P, codes, flags, bias, rand_bits):
-    """Redo the operands in the CFloat guide's denormal gap (between ``lo`` and ``hi``, spacing not a power
-    of two): up iff ``v >= lo + (2^R - rand) (hi - lo) / 2^R`` (exact in float64), ``v`` scaled by
-    ``2^bias`` for per-value biases. ``drawn``: their draws, left-aligned."""
-    lo, hi = _gap(fmt)
-    v = flat[where]
-    b, sub16 = _widen(src, v, np.empty(len(v), np.uint32), np.empty(len(v), np.uint8))
-    sh = 23 - P
-    i = ((b.astype(np.intp) + ((1 << sh) - 1)) >> sh) + (b >> np.uint32(sh)).astype(np.intp)
-    a = np.abs(b.view(np.float32).astype(np.float64))
-    if bias is not None:
-        add = np.minimum(_CAPS[(b >> np.uint32(23)) & np.uint32(0xFF)], bias[where])
-        i += add.astype(np.intp) << (P + 1)
-        a = np.ldexp(a, add.astype(np.int64))
-    r = (drawn >> np.uint32(32 - rand_bits)).astype(np.float64)
-    up = a >= lo + (2.0**rand_bits - r) * np.ldexp(hi - lo, -rand_bits)
-    ent = table[i] >> np.where(up, np.uint64(_UP_SHIFT), np.uint64(0))
-    codes[where] = ent.astype(codes.dtype)
-    flags[where] = (ent >> np.uint64(16)).astype(np.uint8) | (0 if sub16 is None else sub16)
+def _gap_decisions(gap, where, bb, shift, rr, rand_bits, up):
+    """Set ``up`` for a chunk's operands ``where`` in the CFloat guide's denormal gap ``(lo, hi)`` (spacing
+    not a power of two): ``v >= lo + (2^R - rand) (hi - lo) / 2^R``, exact in float64, with ``v`` the
+    operand scaled by ``2^shift`` (its per-value bias) when there is one. ``rr``: the left-aligned draws."""
+    lo, hi = gap
+    v = np.abs(bb[where].view(np.float32).astype(np.float64))
+    if shift is not None:
+        v *= _POW2.take(shift[where])
+    r = (rr[where] >> np.uint32(32 - rand_bits)).astype(np.float64)
+    up[where] = v >= lo + (2.0**rand_bits - r) * np.ldexp(hi - lo, -rand_bits)
+
+
+_POW2 = np.ldexp(1.0, np.arange(256))  # 2^shift for the per-value bias shifts (at most 254)
