@@ -264,3 +264,16 @@ def test_cli_compat_flag(tmp_path, capsys):
     assert main(["verilog", "decoder", "-f", "hif8", "--compat", "ascend", "--target", "bf16", "-o",
                  str(tmp_path / "dec.v")]) == 0
     assert "fpforge_dec_hif8_ascend_bf16" in (tmp_path / "dec.v").read_text()
+
+
+def test_prove_and_cases_resolve_the_keyword():
+    """``compat="ascend"`` in a unit configuration means the descriptor for the prover and the cocotb cases
+    too (the golden side and the RTL then agree on what they check)."""
+    from fpforge.sim.cases import encoder_case
+    from fpforge.sim.prove_unit import unit_config
+
+    cfg = unit_config(dict(unit="encoder", format="hif8", compat="ascend", rounding="hr"))
+    assert cfg["format"] == "hif8_ascend" and "compat" not in cfg
+    case = encoder_case(dict(unit="encoder", format="hif8", compat="ascend", source="fp16", rounding=("hr",)))
+    x = np.arange(1 << 16, dtype=np.uint16).view(np.float16)
+    assert np.array_equal(case.expected["y"], encode("hif8_ascend", x, rounding="hr"))
