@@ -73,10 +73,6 @@ def _remember(key, table):
     return table
 
 
-def _mant_bits(fmt) -> int:
-    return fmt.mbits
-
-
 def fast_path(fmt, src, rounding, per_value_bias: bool) -> str | None:
     """Which fast path encodes ``src`` into ``fmt`` with ``rounding`` (``"sr"``, ``"hr"`` or ``"det"``), or
     None when the exact model must (or the memoised table of ``minifloat`` will) do it."""
@@ -170,7 +166,7 @@ def _reps(P, low):
 
 
 def _class_bits(fmt, path) -> int:
-    return _mant_bits(fmt) + (0 if path == "sr" else 1)
+    return fmt.mbits + (0 if path == "sr" else 1)
 
 
 def _det_table(fmt, src32, opts, exact):
