@@ -1,5 +1,9 @@
 """Amaranth gateware generated from the golden model's descriptors."""
 
+if __name__ != "fpforge.hw":  # the folder imported as a top-level package: a second copy of fpforge
+    raise ImportError(f"import fpforge.hw, not {__name__}: the folder hw/ is installed as fpforge.hw "
+                      "(run `make setup`, then use `import fpforge.hw`)")
+
 from .block import BlockDecoder, BlockEncoder, block_layout
 from .convert import Decoder, Encoder
 from .dot import DotProduct, RegisteredIO, operand_layout
