@@ -57,9 +57,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import rng
 import re
 
+from . import rng
+from .contract import BlockFormatLike
 from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, get_format, register, source_of
 from .minifloat import _draws, code_dtype, decode, encode
 from .rounding import round_up
@@ -150,8 +151,15 @@ def _check_int(name, value, lo, hi=None, rule=None):
         raise ValueError(f"BDR {name} must be an integer {rng_text}{rule or ''}, not {value!r}")
 
 
-class _BlockSize:
+class _BlockSize(BlockFormatLike):
     """Sizes of a block format from its ``fields`` (``(name, width, count)`` in layout order) and ``k1``."""
+
+    @property
+    def dot_side(self):
+        """How the format's elements enter a dot product (:func:`fpforge.golden.dot._side`)."""
+        from .dot import _side
+
+        return _side(self)
 
     @property
     def block_bits(self) -> int:
@@ -200,7 +208,6 @@ class BlockFormat(_BlockSize):
     title: str = field(default="", compare=False)
     roundings: tuple = field(default=("ta", "rne", "rtz", "sr"), compare=False)
 
-    kind = "block"
     family = "bdr"
 
     def __post_init__(self):
@@ -321,7 +328,6 @@ class MXFormat(_BlockSize):
     roundings: tuple = ("rne", "ta", "rtz", "sr")
     title: str = ""
 
-    kind = "block"
     family = "ocp"
     d2 = 0
     beta = 0
@@ -392,7 +398,7 @@ def bdr(m, k1, d1, k2, d2) -> BlockFormat:
 
 def _block_format(fmt):
     fmt = get_format(fmt)
-    if not isinstance(fmt, (BlockFormat, MXFormat)):
+    if not isinstance(fmt, BlockFormatLike):
         raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a block format; valid block formats: "
                          f"{', '.join(_BLOCK_NAMES)} or bdr(m, k1, d1, k2, d2)")
     return fmt

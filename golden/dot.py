@@ -49,6 +49,7 @@ import numpy as np
 
 from .block import BlockEncoding, BlockFormat, MXFormat, decode_block, encode_block, from_block_words, unpack
 from .formats import SOURCES, FloatFormat, get_format
+from .classify import classify
 from .minifloat import decode, encode
 
 __all__ = [
@@ -161,8 +162,7 @@ def operand_format(fmt):
 
 def _float_eoff_max(el) -> int:
     """Largest ``max(e_field, 1) - 1`` of a finite code of the FloatFormat ``el``."""
-    top = el.exp_max_field - (1 if el.nan == "ieee" else 0)
-    return max(top, 1) - 1
+    return max(el.max_code >> el.mbits, 1) - 1
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _side(fmt) -> _Side:
     M = fmt.M
     mag_max = max(((1 << (f.mbits + 1)) - 1) << (M - f.mbits) for f in fmt.formats)
     eoff_max = max(_float_eoff_max(f) + fmt.eoff_base(f) for f in fmt.formats)
-    return _Side(fmt, "scalar", mag_max, eoff_max, 0, fmt.lsb, 0, 0, any(f.nan != "none" for f in fmt.formats))
+    return _Side(fmt, "scalar", mag_max, eoff_max, 0, fmt.lsb, 0, 0, any(f.has_nan or f.has_inf for f in fmt.formats))
 
 
 def _clog2(n: int) -> int:
@@ -472,22 +472,11 @@ def _float_table(el, codes):
 
 def _float_fields(el, codes):
     """(sign, significand with hidden bit, eoff, nan, inf) of FloatFormat codes (int64 arrays)."""
-    sign = (codes >> (el.bits - 1)) & 1
-    ef = (codes >> el.mbits) & el.exp_max_field
-    mf = codes & ((1 << el.mbits) - 1)
+    sign, ef, mf = el.fields(codes)
     sig = np.where(ef == 0, mf, mf | (1 << el.mbits))
     eoff = np.maximum(ef, 1) - 1
-    none = np.zeros(codes.shape, bool)
-    if el.nan == "ieee":
-        top = ef == el.exp_max_field
-        nan, inf = top & (mf != 0), top & (mf == 0)
-    elif el.nan == "fn":
-        nan, inf = (codes & (el.sign_mask - 1)) == el.sign_mask - 1, none
-    elif el.nan == "fnuz":
-        nan, inf = codes == el.sign_mask, none
-    else:
-        nan, inf = none, none
-    return sign, sig, eoff, nan, inf
+    cls = classify(el, codes)
+    return sign, sig, eoff, cls.nan, cls.inf
 
 
 def _decode_side(side, data, n, nb, k1, n_sub, select):

@@ -15,9 +15,11 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.errors import FpforgeValueError
 from ..golden.formats import ROUNDING_MODES, RUNTIME_BIAS_BITS, SOURCES, Flag, FloatFormat, get_format
-from ..golden.minifloat import with_denormals
 from ..golden.rng import DEFAULT_RAND_BITS
+from .classify import classify, float_fields
+from .names import format_label
 from .rounding import MODE_WIDTH, Rounder
 
 __all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "round_to_format"]
@@ -32,11 +34,12 @@ def _source(name, what="source"):
         raise ValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
 
 
-def _float_format(fmt, ieee_denormals=False):
+def _float_format(fmt):
     fmt = get_format(fmt)
-    if not isinstance(fmt, FloatFormat) or fmt.name in SOURCES:
-        raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format")
-    return with_denormals(fmt, ieee_denormals)
+    if not isinstance(fmt, FloatFormat) or fmt.dtype is not None:
+        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format (sign, exponent, "
+                                f"mantissa)")
+    return fmt
 
 
 def _span(fmt):
@@ -47,17 +50,9 @@ def _span(fmt):
 
 def _fields(fmt, bits):
     """(sign, exponent field, mantissa field, nan, inf) of a code signal (sign 0 when unsigned)."""
-    sign = bits[fmt.bits - 1] if fmt.signed else Const(0, 1)
-    exp = bits[fmt.mbits : fmt.mbits + fmt.ebits]
-    man = bits[: fmt.mbits]
-    if fmt.nan == "ieee":
-        top = exp == fmt.exp_max_field
-        return sign, exp, man, top & (man != 0), top & (man == 0)
-    if fmt.nan == "fn":
-        return sign, exp, man, bits[: fmt.mag_bits] == fmt.mag_mask, Const(0, 1)
-    if fmt.nan == "none":
-        return sign, exp, man, Const(0, 1), Const(0, 1)
-    return sign, exp, man, bits == fmt.sign_mask, Const(0, 1)
+    cls = classify(fmt, bits)
+    exp, man = float_fields(fmt, bits)
+    return cls.sign, exp, man, cls.nan, cls.inf
 
 
 def unpack_source(m, src, a, *, normalize, width):
@@ -195,7 +190,7 @@ class Encoder(wiring.Component):
     Parameters
     ----------
     fmt : str or FloatFormat
-        Target format.
+        Target format (a variant such as ``cfloat8_143_ieee`` is a format of its own).
     source : str
         ``fp32``, ``fp16`` or ``bf16``.
     roundings : tuple of str
@@ -206,8 +201,6 @@ class Encoder(wiring.Component):
         NaN operands (and, in an unsigned format, negative ones) encode as +0.
     rand_bits : int
         R, width of ``rand`` when ``sr`` is enabled.
-    ieee_denormals : bool
-        CFloat formats: IEEE denormals ``2**(1 - bias) * 0.m`` instead of the guide's ``2**-bias * 0.m``.
 
     Members
     -------
@@ -226,8 +219,8 @@ class Encoder(wiring.Component):
     """
 
     def __init__(self, fmt, source="fp32", roundings=("rne",), saturate=False, nan_to_zero=False,
-                 rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False):
-        fmt = _float_format(fmt, ieee_denormals)
+                 rand_bits=DEFAULT_RAND_BITS):
+        fmt = _float_format(fmt)
         src = _source(source)
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
@@ -236,7 +229,6 @@ class Encoder(wiring.Component):
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
-        self._ieee_denormals = bool(ieee_denormals)
         members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
         if "sr" in roundings:
             members["rand"] = In(rand_bits)
@@ -272,13 +264,9 @@ class Encoder(wiring.Component):
     def rand_bits(self):
         return self._rand_bits
 
-    @property
-    def ieee_denormals(self):
-        return self._ieee_denormals
-
     def describe(self):
         """One line naming the configuration (for the Verilog header)."""
-        return (f"encoder {self._src.name} -> {self._fmt.name}, rounding {','.join(self._roundings)}, "
+        return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
                 f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
                 + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
                 + _describe_format(self._fmt))
@@ -423,8 +411,6 @@ class Decoder(wiring.Component):
     fmt : str or FloatFormat
     target : str
         ``fp32``, ``fp16`` or ``bf16``.
-    ieee_denormals : bool
-        CFloat formats: IEEE denormals ``2**(1 - bias) * 0.m`` instead of the guide's ``2**-bias * 0.m``.
 
     Members
     -------
@@ -434,8 +420,8 @@ class Decoder(wiring.Component):
         Only for a run-time-bias format.
     """
 
-    def __init__(self, fmt, target="fp32", ieee_denormals=False):
-        fmt = _float_format(fmt, ieee_denormals)
+    def __init__(self, fmt, target="fp32"):
+        fmt = _float_format(fmt)
         tgt = _source(target, "target")
         emin_lo, _ = _span(fmt)
         emax_hi = fmt.exponent_span[1]
@@ -446,7 +432,6 @@ class Decoder(wiring.Component):
         if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
             raise ValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
         self._fmt, self._tgt = fmt, tgt
-        self._ieee_denormals = bool(ieee_denormals)
         members = {"a": In(fmt.bits), "y": Out(tgt.bits)}
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
@@ -460,12 +445,8 @@ class Decoder(wiring.Component):
     def target(self):
         return self._tgt
 
-    @property
-    def ieee_denormals(self):
-        return self._ieee_denormals
-
     def describe(self):
-        return f"decoder {self._fmt.name} -> {self._tgt.name}" + _describe_format(self._fmt)
+        return f"decoder {format_label(self._fmt)} -> {self._tgt.name}" + _describe_format(self._fmt)
 
     def elaborate(self, platform):
         m = Module()

@@ -38,6 +38,7 @@ from amaranth.utils import bits_for
 
 from ..golden.dot import DotConfig, ScalarSet
 from .block import block_layout
+from .classify import classify, float_fields
 from .convert import _highest_one
 from .rounding import Rounder
 
@@ -89,21 +90,11 @@ class _Element:
 
 def _float_hw(el, code):
     """(sign, significand with hidden bit, eoff, nan, inf) of a FloatFormat code (Values)."""
-    sign = code[el.bits - 1]
-    ef = code[el.mbits : el.mbits + el.ebits]
-    mf = code[: el.mbits]
+    cls = classify(el, code)
+    ef, mf = float_fields(el, code)
     sig = Cat(mf, ef != 0)
     eoff = Mux(ef == 0, 0, ef - 1)
-    if el.nan == "ieee":
-        top = ef == el.exp_max_field
-        nan, inf = top & (mf != 0), top & (mf == 0)
-    elif el.nan == "fn":
-        nan, inf = code[: el.bits - 1] == el.sign_mask - 1, Const(0, 1)
-    elif el.nan == "fnuz":
-        nan, inf = code == el.sign_mask, Const(0, 1)
-    else:
-        nan, inf = Const(0, 1), Const(0, 1)
-    return sign, sig, eoff, nan, inf
+    return cls.sign, sig, eoff, cls.nan, cls.inf
 
 
 class DotProduct(wiring.Component):

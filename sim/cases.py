@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
+from ..golden.formats import resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
 from .vectors import DEFAULT_BIASES, stimulus_with_bias
@@ -36,6 +37,14 @@ class UnitCase:
         return len(next(iter(self.inputs.values())))
 
 
+def unit_format(cfg):
+    """The descriptor a unit configuration names: ``format`` with the variant sugar (``ieee_denormals``,
+    ``paper_literal``, ``compat``) resolved, as :func:`fpforge.hw.build_unit` resolves it."""
+    fmt = with_compat(cfg["format"], cfg.get("compat"))
+    return resolve_variant(fmt, ieee_denormals=cfg.get("ieee_denormals", False),
+                           paper_literal=cfg.get("paper_literal", False))
+
+
 def _as_float(bits, source):
     src = SOURCES[source]
     word = np.uint32 if src.bits == 32 else np.uint16
@@ -49,16 +58,15 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
     for (default: ``EXHAUSTIVE_BIASES`` for 16-bit sources, ``DEFAULT_BIASES`` for FP32; random FP32
     operands get a random bias each, from all 64). ``stim`` may be ``(patterns, bias)``.
     """
-    fmt, source = with_compat(get_format(cfg["format"]), cfg.get("compat")).name, cfg.get("source", "fp32")
-    roundings = cfg.get("rounding") or get_format(fmt).roundings[:1]
+    fmt, source = unit_format(cfg), cfg.get("source", "fp32")
+    roundings = cfg.get("rounding") or fmt.roundings[:1]
     roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
     saturate = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate", False))
     sats = (0, 1) if saturate == "runtime" else ((1,) if saturate == "on" else (0,))
     rand_bits = cfg.get("rand_bits", DEFAULT_RAND_BITS)
-    ieee = cfg.get("ieee_denormals", False)
     bias = None
     if stim is None:
-        stim, bias = stimulus_with_bias(fmt, source, n_random, seed, biases, ieee_denormals=ieee)
+        stim, bias = stimulus_with_bias(fmt, source, n_random, seed, biases)
     elif isinstance(stim, tuple):
         stim, bias = stim
     x = _as_float(stim, source)
@@ -69,12 +77,9 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
     ins = {"a": [], "mode": [], "sat": [], "rand": [], "bias": []}
     exp = {"y": [], "flags": []}
     extra = {} if bias is None else {"bias": bias.astype(np.int64)}
-    if ieee:
-        extra["ieee_denormals"] = True
     for k, (r, s) in enumerate(blocks):
         rand = draws[k * n : (k + 1) * n]
         y, f = encode_with_flags(fmt, x, rounding=r, saturate=bool(s), nan_to_zero=cfg.get("nan_to_zero", False),
-                                 paper_literal=cfg.get("paper_literal", False),
                                  rand=rand if r == "sr" else None, rand_bits=rand_bits, **extra)
         ins["a"].append(stim)
         ins["mode"].append(np.full(n, ROUNDING_MODES[r], np.uint64))
@@ -102,11 +107,10 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
 def decoder_case(cfg, *, biases=None):
     """All codes of the format, decoded to the target; a run-time-bias format repeats them for each bias
     of ``biases`` (default: all 64 for 8-bit codes, :data:`DEFAULT_BIASES` for wider ones)."""
-    fmt = with_compat(get_format(cfg["format"]), cfg.get("compat"))
+    fmt = unit_format(cfg)
     codes = np.arange(1 << fmt.bits, dtype=np.uint64)
-    ieee = {"ieee_denormals": True} if cfg.get("ieee_denormals") else {}
     if not fmt.runtime_bias:
-        y = decode_bits(fmt, codes, cfg.get("target", "fp32"), **ieee).astype(np.uint64)
+        y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)
         return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
     if biases is None:
         biases = range(64) if fmt.bits <= 8 else DEFAULT_BIASES
@@ -114,7 +118,7 @@ def decoder_case(cfg, *, biases=None):
     # Interleave: code-major, so the bias changes from one vector to the next.
     a = np.repeat(codes, len(biases))
     bias = np.tile(biases, len(codes))
-    y = decode_bits(fmt, a, cfg.get("target", "fp32"), bias=bias.astype(np.int64), **ieee).astype(np.uint64)
+    y = decode_bits(fmt, a, cfg.get("target", "fp32"), bias=bias.astype(np.int64)).astype(np.uint64)
     return UnitCase(inputs={"a": a, "bias": bias}, expected={"y": y},
                     labels=[(0, f"all codes × biases {','.join(map(str, biases.tolist()))}")])
 

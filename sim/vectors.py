@@ -62,13 +62,12 @@ def _bits(values, source):
 def _values(fmt) -> np.ndarray:
     """Sorted distinct finite non-negative values of a fixed-bias ``fmt``; a flush-to-zero format's
     denormals are included (they are its rounding grid below the smallest normal)."""
-    grid = fmt.with_(ftz=False) if getattr(fmt, "ftz", False) else fmt
+    grid = fmt.with_(ftz=False) if fmt.ftz else fmt
     vals = decode(grid, np.arange(1 << fmt.bits)).astype(np.float64)
     return np.unique(vals[np.isfinite(vals) & (vals >= 0)])
 
 
-def directed(fmt, source: str = "fp32", *, bias=None, ieee_denormals=False, dense_limit=512,
-             extras=True) -> np.ndarray:
+def directed(fmt, source: str = "fp32", *, bias=None, dense_limit=512, extras=True) -> np.ndarray:
     """Corner cases of converting ``source`` into ``fmt``, both signs, as source bit patterns (uint64).
 
     Every finite value of the format and its ±1 source-ulp neighbours; every rounding midpoint between
@@ -82,9 +81,7 @@ def directed(fmt, source: str = "fp32", *, bias=None, ieee_denormals=False, dens
     leaves out what does not depend on the format (source powers of two outside the format's range,
     source subnormals, ±Inf, NaNs, ±source max): the second and later biases of a run need them once.
     """
-    from ..golden.minifloat import with_denormals
-
-    fmt = with_denormals(get_format(fmt), ieee_denormals).at(bias)
+    fmt = get_format(fmt).at(bias)
     src = SOURCES[source]
     dt = src.dtype
     pos = _values(fmt)
@@ -152,8 +149,7 @@ def stimulus(fmt, source: str, n_random: int, seed: int) -> np.ndarray:
     return np.concatenate([directed(fmt, source), *extra, random_patterns(source, n_random, seed)])
 
 
-def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None, *,
-                       ieee_denormals=False):
+def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None):
     """``(patterns, biases)`` for a run-time-bias format (``biases`` is None for a fixed-bias one, with
     :func:`stimulus`'s patterns).
 
@@ -164,7 +160,7 @@ def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None, 
     Consecutive vectors never share a bias while more than one bias is left.
     """
     fmt = get_format(fmt)
-    if not getattr(fmt, "runtime_bias", False):
+    if not fmt.runtime_bias:
         return stimulus(fmt, source, n_random, seed), None
     if biases is None:
         biases = EXHAUSTIVE_BIASES if SOURCES[source].bits == 16 else DEFAULT_BIASES
@@ -172,9 +168,9 @@ def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None, 
     if SOURCES[source].bits == 16:  # pattern-major: the bias changes from each vector to the next
         pats = all_patterns(source)
         return np.repeat(pats, len(biases)), np.tile(biases, len(pats))
-    parts = [directed(fmt, source, bias=int(b), ieee_denormals=ieee_denormals, extras=False) for b in biases]
+    parts = [directed(fmt, source, bias=int(b), extras=False) for b in biases]
     # The bias-independent cases (NaNs, ±Inf, source subnormals, ...) once, spread over the biases.
-    extra = np.setdiff1d(directed(fmt, source, bias=int(biases[0]), ieee_denormals=ieee_denormals), parts[0])
+    extra = np.setdiff1d(directed(fmt, source, bias=int(biases[0])), parts[0])
     parts = [np.concatenate([p, extra[i :: len(biases)]]) for i, p in enumerate(parts)]
     # Stratified merge: element k of a set of n sits at (k + 1/2) / n, so the sets run out together.
     pos = np.concatenate([(np.arange(len(p)) + 0.5) / len(p) for p in parts])
@@ -377,7 +373,7 @@ def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
         shift = rng.integers(0, fmt.beta + 1, (n, nb, fmt.n_sub)) if fmt.d2 else np.zeros((n, nb, fmt.n_sub))
     else:
         shift = np.zeros((n, nb, 0))
-        if not fmt.is_int and fmt.element.nan != "none":
+        if not fmt.is_int and (fmt.element.has_nan or fmt.element.has_inf):
             _, _, _, enan, einf = _float_fields(fmt.element, elem)
             keep = rng.random((n, 1, 1)) < special_frac
             elem = np.where((enan | einf) & ~keep, elem & (fmt.element.sign_mask | 1), elem)
@@ -744,7 +740,7 @@ def _specials_block(cfg, rng, fields, ops):
     sb[1, -1] = 0xFF  # NaN scale in B
     for fmt, arr, rows in ((fa, ea, (2, 3)), (fb, eb, (4,))):
         el = getattr(fmt, "element", None)
-        if el is None or getattr(fmt, "is_int", False) or el.nan == "none":
+        if el is None or getattr(fmt, "is_int", False) or not (el.has_nan or el.has_inf):
             continue
         arr[rows[0], 0, 1] = el.nan_code()
         if el.has_inf:
@@ -806,7 +802,7 @@ def _directed_scalar(cfg, rng):
     # zero elements at the largest exponent beside live ones
     a = _scalar_codes(fa, sa, rng, (n, r))
     a[:, 0] = 0
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.exp_max_field - (el.nan == "ieee"))
+    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
     add(a, b, sa, sb, "zeros: a zero element against the largest exponent")
     # full cancellation and a residue
     n = 4 * len(pairs)
@@ -827,7 +823,7 @@ def _directed_scalar(cfg, rng):
     for d in sorted({1, cfg.W - 1, cfg.f - 3, cfg.f - 2, cfg.f - 1, cfg.f, cfg.f + 2, 10**6}):
         for s_a, s_b in pairs:
             el_a, el_b = fa.formats[s_a], fb.formats[s_b]
-            top_a = el_a.exp_max_field - (el_a.nan == "ieee")
+            top_a = el_a.max_code >> el_a.mbits
             a = _scalar_codes(fa, np.array([s_a]), rng, (1, r))
             b = _scalar_codes(fb, np.array([s_b]), rng, (1, r))
             # product exponent offsets: A's exponent field sets the distance, B at its middle
@@ -845,8 +841,8 @@ def _directed_scalar(cfg, rng):
     # extreme exponents: largest (overflow is impossible for FP8 sums; checks the top) and subnormals
     n = 3 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: el.exp_max_field - (el.nan == "ieee"))
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.exp_max_field - (el.nan == "ieee"))
+    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
+    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
     add(a, b, sa, sb, "largest exponents")
     a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0)
     b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0)

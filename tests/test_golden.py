@@ -531,7 +531,7 @@ def test_stochastic_rounding_directed(fmt, x, rand_bits, rand, saturate, code, f
 # -- the memoised path against the exact model ---------------------------------------------------
 def _exact(fmt, x, rounding, saturate, nan_to_zero):
     src = next(s for s in SOURCES.values() if s.dtype == x.dtype)
-    return minifloat._exact(get_format(fmt), src, x, (rounding, saturate, nan_to_zero, False), None)
+    return minifloat._exact(get_format(fmt), src, x, (rounding, saturate, nan_to_zero), None)
 
 
 def _all16(src):

@@ -61,7 +61,7 @@ def oracle_cast_codes(fmt: str, codes: np.ndarray, dtype) -> np.ndarray:
 def exact_encode(fmt: str, x: np.ndarray) -> np.ndarray:
     """The golden exact model (no lookup table), rounding to nearest even, no options."""
     src = next(s for s in SOURCES.values() if s.dtype == x.dtype)
-    codes, _ = minifloat._exact(get_format(fmt), src, x, ("rne", False, False, False), None)
+    codes, _ = minifloat._exact(get_format(fmt), src, x, ("rne", False, False), None)
     return codes
 
 
