@@ -25,6 +25,7 @@ __all__ = [
     "Flag",
     "FloatFormat",
     "NAN_STYLES",
+    "P3109_FORMATS",
     "ROUNDING_MODES",
     "RUNTIME_BIASES",
     "RUNTIME_BIAS_BITS",
@@ -82,6 +83,20 @@ SHP = register(FloatFormat(
 UHP = register(FloatFormat(
     "uhp", 6, 10, 31, nan="ieee", roundings=_CFLOAT_ROUNDINGS, signed=False, ftz=True,
     title="Tesla CFloat16 UHP (unsigned, bias 31, Inf/NaN, denormals flushed to zero)"))
+
+# IEEE P3109 binary8 (the interim report; gfloat's format_info_p3109): K = 8 bits, precision P = 1..7 bits
+# (hidden bit included), signed (bias 2^(K-P-1)) or unsigned (bias 2^(K-P)), extended domain (±Inf) or finite.
+# One NaN: 1000…0 when signed (no negative zero), the top code when unsigned; ±Inf just below it (extended).
+# Named as the P3109 documents and libraries do: binary8p3se = K 8, P 3, signed, extended (docs/p3109.md).
+def _p3109(p, signed, extended):
+    name = f"binary8p{p}{'s' if signed else 'u'}{'e' if extended else 'f'}"
+    title = (f"IEEE P3109 binary8p{p}, {'signed' if signed else 'unsigned'}, "
+             + (f"extended ({'±' if signed else '+'}Inf)" if extended else "finite"))
+    return FloatFormat(name, 8 - signed - (p - 1), p - 1, 2 ** (8 - p - signed), has_inf=extended,
+                       num_high_nans=0 if signed else 1, has_neg_zero=False, signed=signed, title=title)
+
+
+P3109_FORMATS = tuple(register(_p3109(p, s, e)).name for p in range(1, 8) for s in (True, False) for e in (True, False))
 
 # -- variants: their own descriptors, registered as <base>_<variant> (golden/registry.py) ----------------
 # IEEE denormals 2^(1-bias) × 0.m instead of the guide's 2^-bias × 0.m (SPEC-NOTES §4: `ieee_denormals`).

@@ -4,11 +4,11 @@ The rules, for a finite non-zero operand ``v`` (see ``docs/semantics.md`` for th
 
 1. ``E = floor(log2 |v|)``; the target quantum is ``2**qe`` with ``qe = max(E, emin) - mbits``.
 2. ``s = |v| / 2**qe`` splits into ``q0 = floor(s)`` and the discarded fraction ``d = s - q0`` in [0, 1).
-3. Round up (``q = q0 + 1``) when
-   ``rne``: d > 1/2, or d = 1/2 and q0 odd; ``ta``: d >= 1/2; ``rtz``: never;
-   ``sr``: ``floor(d * 2**R) + rand >= 2**R`` with ``rand`` the value's R-bit draw.
-4. The magnitude code is ``(max(E - emin, 0) << mbits) + q`` (a carry out of the mantissa moves into the
-   exponent field by itself). It overflowed when it exceeds the largest finite code.
+3. The truncated magnitude code is ``(max(E - emin, 0) << mbits) + q0`` (q0 carries the hidden bit).
+4. Add 1 to it (a carry out of the mantissa moves into the exponent field by itself) when
+   ``rne``: d > 1/2, or d = 1/2 and the truncated code is odd (its LSB is q0's, or the exponent's when
+   ``mbits = 0``); ``ta``: d >= 1/2; ``rtz``: never; ``sr``: ``floor(d * 2**R) + rand >= 2**R`` with
+   ``rand`` the value's R-bit draw. The result overflowed when it exceeds the largest finite code.
 
 Formats with the CFloat guide's denormals (``2**-bias * 0.m``, ``docs/cfloat.md``) use the quantum
 ``2**(-bias - mbits)`` below the normal range, and an operand strictly between the largest denormal ``lo``
@@ -303,9 +303,10 @@ def encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None)
     d = s - q0
     q0 = q0.astype(np.int64)
 
-    up = round_up(q0, d, rounding, *(draws if rounding == "sr" else ()))
-    q = q0 + up
-    mag = (np.maximum(E - emin, 0) << M) + q
+    # Ties to even look at the code's LSB: q0's, unless the format has no mantissa bits (P3109 p = 1), where
+    # the hidden bit is q0 and the LSB is the exponent field's.
+    mag = (np.maximum(E - emin, 0) << M) + q0
+    mag += round_up(mag, d, rounding, *(draws if rounding == "sr" else ()))
     inexact = nonzero & (d != 0)
     if fmt.denormals == "cfloat":
         # The gap between the largest denormal lo and the smallest normal hi: round between those two,

@@ -8,6 +8,7 @@ import numpy as np
 def round_up(q0, d, rounding, rand=None, rand_bits=None):
     """Whether ``q0 + d`` (``q0`` int64, ``0 <= d < 1`` exact float64) rounds up to ``q0 + 1``.
 
+    ``q0`` is read for its parity only: pass the truncated *code* (its LSB is the one ties to even look at).
     ``rne``: d > 1/2, or d = 1/2 and q0 odd; ``ta``: d >= 1/2; ``rtz``: never; ``sr``:
     ``floor(d * 2**R) + rand >= 2**R`` with R = ``rand_bits`` random bits ``rand`` per value.
     """

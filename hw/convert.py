@@ -170,7 +170,10 @@ def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=Non
     with m.Else():
         m.d.comb += shift.eq(base + underq[: len(shift)])
 
-    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), roundings, rand_bits, expose=guide)
+    # Without mantissa bits (P3109 p = 1) q is the hidden bit and the code's LSB is the exponent's: ties to
+    # even read ep[0] too.
+    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), roundings, rand_bits, expose=guide,
+                                         lsb_flip=M == 0 and "rne" in roundings)
     m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
 
     # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
@@ -179,6 +182,8 @@ def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=Non
     normal = under < 0 if nonzero is None else (under < 0) & nonzero
     with m.If(normal):
         m.d.comb += ep.eq(exp - emin)
+    if "lsb_flip" in rnd.signature.members:
+        m.d.comb += rnd.lsb_flip.eq(ep[0])
     mag = Signal(len(ep) + M + 2, name=mag_name)
     m.d.comb += mag.eq((ep << M) + rnd.q)
     return rnd, mag, under

@@ -40,6 +40,10 @@ class Rounder(wiring.Component):
         ``hr`` compares ``F >= T`` even when nothing was discarded (see ``docs/hif8.md``).
     expose : bool
         Add the ``trunc``, ``frac`` and ``discarded`` outputs (units without them keep the same netlist).
+    lsb_flip : bool
+        Add the ``lsb_flip`` input: the LSB of the code being rounded is ``q[0] ^ lsb_flip`` (``rne`` ties go
+        to the even code). A format without mantissa bits needs it: its ``q`` is the hidden bit and its
+        code's LSB is the exponent field's.
 
     Members
     -------
@@ -70,6 +74,8 @@ class Rounder(wiring.Component):
         ``hr`` only: the threshold ``T`` the top K discarded bits ``F`` are compared with.
     hr_sr : In(1)
         ``hr`` only: 1 selects the thresholded rounding (``F >= T``), 0 selects ``ta``.
+    lsb_flip : In(1)
+        Only with ``lsb_flip``: flips the parity ``rne`` reads from ``q[0]``.
 
     Notes
     -----
@@ -79,7 +85,7 @@ class Rounder(wiring.Component):
     """
 
     def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
-                 expose=False):
+                 expose=False, lsb_flip=False):
         if width < 1:
             raise ValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
@@ -107,6 +113,8 @@ class Rounder(wiring.Component):
         if "hr" in modes:
             members["thresh"] = In(thresh_bits)
             members["hr_sr"] = In(1)
+        if lsb_flip:
+            members["lsb_flip"] = In(1)
         super().__init__(members)
 
     @staticmethod
@@ -136,8 +144,9 @@ class Rounder(wiring.Component):
         sticky = sticky_low | (frac[: f - 1].any() if f > 1 else 0)
         rbit = frac[f - 1]
 
+        odd = q[0] ^ self.lsb_flip if "lsb_flip" in self.signature.members else q[0]
         ups = {
-            "rne": rbit & (sticky | q[0]),
+            "rne": rbit & (sticky | odd),
             "ta": rbit,
             "rtz": Const(0, 1),
         }
