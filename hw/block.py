@@ -29,9 +29,8 @@ from amaranth.lib.wiring import In, Out
 from ..golden.block import BlockFormat, MXFormat, _block_format
 from ..golden.formats import ROUNDING_MODES, SOURCES
 from ..golden.rng import DEFAULT_RAND_BITS
-from .classify import classify, float_fields
-from .convert import _highest_one, check_roundings, round_to_format, unpack_source
-from .rounding import MODE_WIDTH, Rounder
+from .classify import classify, float_fields, highest_one, unpack_source
+from .rounding import MODE_WIDTH, Rounder, check_roundings, round_to_format
 
 __all__ = ["BlockDecoder", "BlockEncoder", "block_layout", "values_layout"]
 
@@ -336,7 +335,7 @@ class _ToFP32(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         qb = self._q_bits
-        p = _highest_one(m, self.q, "lead")
+        p = highest_one(m, self.q, "lead")
         e = Signal(_EXP)
         m.d.comb += e.eq(self.lsb + p)
         mag = Signal(31)

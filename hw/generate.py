@@ -12,10 +12,10 @@ from ..golden.tapered import with_compat
 from ..golden.taperedformat import TaperedFormat
 from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
-from .dot import DotProduct, RegisteredIO
+from .dot import DotProduct
 from .hif8 import HiF8Decoder, HiF8Encoder
 from .names import format_label, module_suffix
-from .pipeline import Pipeline
+from .pipeline import Pipeline, RegisteredIO
 from .scaling import ScaledEncoder
 
 __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]

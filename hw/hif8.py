@@ -20,10 +20,10 @@ from ..golden.errors import FpforgeValueError
 from ..golden.formats import Flag, TaperedFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import HR_TA_BELOW, ascend_limits, hr_threshold_bits
-from .classify import classify
-from .convert import _source, check_roundings, check_saturate, mode_is, unpack_source
+from .classify import classify, unpack_source
+from .convert import _source
 from .names import format_label
-from .rounding import MODE_WIDTH, Rounder
+from .rounding import MODE_WIDTH, Rounder, check_roundings, check_saturate, mode_is
 
 __all__ = ["HiF8Decoder", "HiF8Encoder"]
 
