@@ -417,6 +417,8 @@ def _code_values(fmt: FloatFormat, codes: np.ndarray, bias=None) -> np.ndarray:
 def value_table(fmt: FloatFormat) -> np.ndarray:
     """float64 value of every code of a :class:`FloatFormat` (a fixed-bias descriptor); NaNs carry the
     code's sign bit. Denormal codes of a flush-to-zero format are worth 0 (what an operation reads)."""
+    if fmt.bits > 16:
+        raise FpforgeValueError(f"value tables list formats of up to 16 bits, not {fmt.name} ({fmt.bits} bits)")
     if fmt not in _TABLES:
         if len(_TABLES) >= _TABLES_KEEP:
             del _TABLES[next(iter(_TABLES))]
@@ -437,7 +439,7 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.nd
     if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
         raise ValueError(f"codes of {fmt.name} must be in 0..{(1 << fmt.bits) - 1}")
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
-    if bias is not None:
+    if bias is not None or fmt.bits > 16:  # per-element biases; 32-bit codes (no 2**32-entry table)
         return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
     return fmt.value_table().astype(np.float32)[codes.astype(np.intp)]
 

@@ -9,6 +9,7 @@ rounding mode, exactly as the golden model does it (``fpforge.golden.minifloat``
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import bits_for
 
 from ..golden.formats import ROUNDING_MODES
 
@@ -247,13 +248,17 @@ def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=Non
     ms = len(sig) - 1
     M = fmt.mbits
     guide = fmt.denormals == "cfloat"
-    emin_lo = _span(fmt)[0]
     if emin is None:
         emin = fmt.emin
     # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything"; below the normal range
     # the quantum is 2**(emin - guide - mbits) (the guide's denormals have half IEEE's scale).
     limit = ms + 1 + Rounder.frac_bits_for(roundings, rand_bits)
-    under = Signal(signed(len(exp) + 1), name="under")
+    # emin - exp over every value exp's signal can hold: one bit wider than exp, or more when emin lies far
+    # below the source's exponents (P3109 binary8p1u*: emin = -127 against an FP16 source).
+    emin_lo, emin_hi = _span(fmt)
+    reach = 1 << (len(exp) - 1)
+    under = Signal(signed(max(len(exp) + 1, bits_for(emin_lo - reach + 1, True), bits_for(emin_hi + reach, True))),
+                   name="under")
     m.d.comb += under.eq(emin - exp)
     shift = Signal(range(limit + 1), name="shift")
     base = ms - M

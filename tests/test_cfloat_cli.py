@@ -3,16 +3,10 @@ rows with a bias, Verilog with the bias port and IEEE denormals, and one-line er
 
 Expected figures are the guide's own (seed 001, Tables 4 and 5 and the text around them)."""
 
-import subprocess
-import sys
-
 import pytest
 
 from fpforge.cli import main
-
-
-def fpforge(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
+from helpers import fpforge
 
 
 def test_formats_lists_the_cfloat_formats_with_bias_scaled_limits(capsys):

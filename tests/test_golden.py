@@ -43,6 +43,7 @@ from fpforge.golden import (
 )
 from fpforge.golden import minifloat
 from fpforge.golden.formats import SOURCES
+from helpers import all_patterns
 
 __all__: list[str] = []
 
@@ -535,7 +536,7 @@ def _exact(fmt, x, rounding, saturate, nan_to_zero):
 
 
 def _all16(src):
-    return np.arange(1 << 16, dtype=np.uint16).view(DTYPES[src])
+    return all_patterns(src)
 
 
 def assert_paths_agree(fmt, x, rounding, saturate, nan_to_zero):
