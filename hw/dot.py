@@ -39,9 +39,10 @@ from amaranth.utils import bits_for
 from ..golden.dot import DotConfig
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
+from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
 
-__all__ = ["DotProduct", "STAGE_ORDER", "operand_layout"]
+__all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
 
 #: Part boundaries that get a register as ``stages`` grows: after P6 (the output), after P2 (block sums),
 #: after P4 (aligned addends), after P1 (products), after P5 (the sum), after P3 (max exponent).
