@@ -117,8 +117,8 @@ def default_name(component):
     core = getattr(component, "core", component)
     if isinstance(component, ScaledEncoder):
         c = core.config
-        return (f"fpforge_senc_{c['source']}_{c['fmt'].name}_{c['scaling']}_x{c['lanes']}"
-                + ("_ieeedn" if c["ieee_denormals"] else "") + f"_l{component.latency}")
+        return (f"fpforge_senc_{c['source']}_{format_label(c['fmt'])}_{c['scaling']}_x{c['lanes']}"
+                + module_suffix(c["fmt"]) + f"_l{component.latency}")
     if isinstance(core, BlockEncoder):
         name = f"fpforge_benc_{core.source.name}_{core.format.name}"
     elif isinstance(core, BlockDecoder):

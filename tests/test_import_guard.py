@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("role, module", [("golden", "golden.formats"), ("hw", "hw.convert"), ("sim", "sim.cases"),
-                                          ("synth", "synth.flow"), ("jobs", "jobs.cache")])
+                                          ("synth", "synth.flow"), ("jobs", "jobs.cache"), ("sweep", "sweep.space")])
 def test_top_level_import_of_a_role_folder_fails_naming_the_package(role, module):
     run = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode != 0
@@ -22,5 +22,5 @@ def test_top_level_import_of_a_role_folder_fails_naming_the_package(role, module
 
 def test_the_installed_packages_import():
     run = subprocess.run([sys.executable, "-c", "import fpforge.golden, fpforge.hw, fpforge.sim, fpforge.synth, "
-                          "fpforge.jobs"], cwd=ROOT, capture_output=True, text=True)
+                          "fpforge.jobs, fpforge.sweep"], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
