@@ -297,7 +297,7 @@ def encode_fast(fmt, src, x, opts, *, path, exact, src32, bias=None, draws=None)
     src : FloatFormat
         The source format of ``x``.
     opts : tuple
-        ``(rounding, saturate, nan_to_zero, paper_literal)`` as the exact model takes them.
+        ``(rounding, saturate, nan_to_zero)`` as the exact model takes them (the variant is in ``fmt``).
     path : str
         ``"sr"``, ``"hr"`` or ``"det"`` (:func:`fast_path`).
     exact : callable

@@ -107,7 +107,7 @@ CFLOAT8_143_IEEE, CFLOAT8_152_IEEE, SHP_IEEE = (
 HIF8_LITERAL = register(TaperedFormat("hif8_literal", hr_literal=True,
                                       title="HiFloat8, hybrid rounding as seed 000 §3.2 reads literally"))
 # Bit-compatible with Huawei Ascend's conversions (issue 15): `compat="ascend"` on the API and CLI names it.
-HIF8_ASCEND = register(TaperedFormat("hif8_ascend", compat="ascend",
+HIF8_ASCEND = register(TaperedFormat("hif8_ascend", compat="ascend", hr_literal=True,
                                      title="HiFloat8, bit-compatible with Huawei Ascend's conversions"))
 
 

@@ -52,9 +52,11 @@ ROUNDING_MODES = {"rne": 0, "ta": 1, "rtz": 2, "sr": 3, "hr": 4}
 RUNTIME_BIAS_BITS = 6
 RUNTIME_BIASES = range(1 << RUNTIME_BIAS_BITS)
 
-#: The API keywords that are sugar for a variant: ``flag: (variant, what the formats that have it are)``.
-VARIANT_FLAGS = {"ieee_denormals": ("ieee", "the formats with the CFloat guide's denormals"),
-                 "paper_literal": ("literal", "HiF8 hybrid rounding")}
+#: The API keywords that are sugar for a variant: ``flag: (variant, what the formats that have it are, the
+#: descriptor data that already has what the flag asks for)``.
+VARIANT_FLAGS = {"ieee_denormals": ("ieee", "the formats with the CFloat guide's denormals",
+                                    lambda f: getattr(f, "denormals", None) == "ieee"),
+                 "paper_literal": ("literal", "HiF8 hybrid rounding", lambda f: getattr(f, "hr_literal", False))}
 
 _REGISTRY: dict[str, object] = {}
 _BASE: dict[str, str] = {}  # variant name -> base name
@@ -176,7 +178,8 @@ class Registered:
 def resolve_variant(fmt, **flags):
     """The descriptor that ``fmt`` with the sugar keywords ``flags`` (:data:`VARIANT_FLAGS`) names:
     ``resolve_variant("cfloat8_143", ieee_denormals=True)`` is ``cfloat8_143_ieee``. False flags change
-    nothing; a flag the format has no variant for is an error naming the formats that have one.
+    nothing, nor does a flag a variant already satisfies (``hif8_ascend`` with ``paper_literal``); a flag the
+    format has no variant for is an error naming the formats that have one.
 
     Raises
     ------
@@ -189,8 +192,10 @@ def resolve_variant(fmt, **flags):
             raise FpforgeValueError(f"unknown variant option {flag!r}; valid: {', '.join(VARIANT_FLAGS)}")
         if not on:
             continue
-        suffix, what = VARIANT_FLAGS[flag]
+        suffix, what, has = VARIANT_FLAGS[flag]
         if getattr(fmt, "variant_name", None) == suffix:
+            continue
+        if getattr(fmt, "variant_name", None) and has(fmt):  # a variant that already does it (hif8_ascend is literal)
             continue
         if not isinstance(fmt, Registered) or suffix not in list_variants(fmt):
             have = [b for b in dict.fromkeys(_BASE.values()) if suffix in list_variants(_REGISTRY[b])]

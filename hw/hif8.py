@@ -98,7 +98,7 @@ class HiF8Encoder(wiring.Component):
         return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
                 f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
                 + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
-                + (", paper_literal 1" if self._fmt.hr_literal else ""))
+                + (", paper_literal 1" if self._fmt.variant_name == "literal" else ""))  # the legacy option's header
 
     def elaborate(self, platform):
         m = Module()

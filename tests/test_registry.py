@@ -11,13 +11,15 @@ from fpforge.hw import build_unit, default_name
 
 
 def test_the_variants_and_their_bases():
-    assert list_formats(kind="variant") == ["cfloat8_143_ieee", "cfloat8_152_ieee", "shp_ieee", "hif8_literal"]
+    assert list_formats(kind="variant") == ["cfloat8_143_ieee", "cfloat8_152_ieee", "shp_ieee", "hif8_literal",
+                                             "hif8_ascend"]
     for name in list_formats(kind="variant"):
         v = get_format(name)
         assert v.base.variant(v.variant_name) is v and v.base.variant_name is None
         assert name == f"{v.base.name}_{v.variant_name}"
     assert get_format("shp").variants == ("ieee",) and get_format("e4m3").variants == ()
     assert get_format("shp_ieee").denormals == "ieee" and get_format("hif8_literal").hr_literal
+    assert get_format("hif8").variant("ascend").compat == "ascend"  # issue 15's variant, declared by its name
     assert get_format("cfloat8_143").at(5).variant("ieee") is get_format("cfloat8_143_ieee")
 
 
@@ -35,7 +37,7 @@ def test_flags_resolve_to_the_variant_descriptor():
     (lambda: resolve_variant("e4m3", ieee_denormals=True), r"ieee_denormals applies to .* \(cfloat8_143, "
                                                            r"cfloat8_152, shp\), not 'e4m3'"),
     (lambda: resolve_variant("e5m2", paper_literal=True), r"paper_literal applies to HiF8 .* \(hif8\), not 'e5m2'"),
-    (lambda: get_format("hif8").variant("nope"), r"format 'hif8' has no variant 'nope'; its variants: literal"),
+    (lambda: get_format("hif8").variant("nope"), r"format 'hif8' has no variant 'nope'; its variants: literal, ascend"),
     (lambda: registry.register(get_format("e4m3")), r"format 'e4m3' is already registered"),
 ])
 def test_bad_variants_are_one_clear_error(call, match):
@@ -63,5 +65,5 @@ def scratch_variant():
 def test_a_descriptor_registered_as_base_underscore_name_is_a_variant(scratch_variant):
     hif8 = get_format("hif8")
     assert hif8.variant("scratch") is scratch_variant and scratch_variant.base is hif8
-    assert set(hif8.variants) == {"literal", "scratch"} and "hif8_scratch" in list_formats(kind="variant")
+    assert set(hif8.variants) == {"literal", "ascend", "scratch"} and "hif8_scratch" in list_formats(kind="variant")
     assert default_name(build_unit("encoder", format="hif8_scratch")) == "fpforge_enc_fp32_hif8_scratch"
