@@ -46,7 +46,7 @@ def default_lanes(sim, vectors):
 
 
 def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", lanes=None, stream_vectors=None,
-                 stall=0.3, biases=None, directed=True):
+                 stall=0.3, biases=None, directed=True, smoke=None):
     """Simulate the unit ``cfg`` (keywords of ``build_unit``) on ``sim`` against the golden model.
 
     Encoders get every (mode, sat) combination over all patterns of a 16-bit source, or ``vectors``
@@ -58,7 +58,9 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     (default: all of them) with random stalls after an unstalled exact-latency phase. Dot units
     (``unit="dot"``) get the directed dot products (unless ``directed`` is False) and ``vectors`` random
     ones; ``stages`` >= 1 runs as a stream. Scaled encoders (``unit="scaled-encoder"``) run ``vectors``
-    transfers of :func:`fpforge.sim.scaling.scaled_encoder_case` with stalls.
+    transfers of :func:`fpforge.sim.scaling.scaled_encoder_case` with stalls. ``smoke=N`` gives a
+    fixed-bias encoder, of any source, :func:`fpforge.sim.vectors.smoke_stimulus`'s ``N`` patterns (corners
+    and random) per (mode, sat) pair instead (the bulk check is the prove harness, ``make test``).
     """
     unit = build_unit(**cfg)
     name = default_name(unit)
@@ -70,7 +72,14 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
         return regress_scaled(cfg, sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
                               build_root=build_root, stall=stall)
     if cfg["unit"] == "encoder":
-        case = unit_case(cfg, n_random=vectors, seed=seed, biases=biases)
+        if smoke is not None:
+            from .cases import unit_format
+            from .vectors import smoke_stimulus
+
+            stim = smoke_stimulus(unit_format(cfg), cfg.get("source", "fp32"), smoke, seed)
+            case = unit_case(cfg, seed=seed, biases=biases, stim=stim)
+        else:
+            case = unit_case(cfg, n_random=vectors, seed=seed, biases=biases)
     elif cfg["unit"] in ("block-encoder", "block-decoder"):
         case = unit_case(cfg, n_random=vectors, seed=seed)
     else:

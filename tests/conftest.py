@@ -69,6 +69,30 @@ def regress(request, simulators):
     return run
 
 
+@pytest.fixture
+def harness_check():
+    """``harness_check(cfg)``: the combinational unit ``cfg`` on the Verilator C++ harness of ``fpforge
+    prove`` (:mod:`fpforge.sim.prove_sample`: every 16-bit pattern or code; FP32: slices around every
+    directed corner plus scattered slices) under every (mode, sat) pair; fails unless every vector of
+    every condition matched, skips where Verilator is missing. Returns the ``ProofResult`` list."""
+    from fpforge.golden.errors import ToolMissing
+    from fpforge.sim.prove_sample import check_unit, describe, sample_segments
+    from fpforge.sim.prove_unit import ProofUnit
+
+    def run(cfg):
+        try:
+            segments = sample_segments(cfg)
+            results = check_unit(ProofUnit.generated(cfg), segments)
+        except ToolMissing as e:
+            pytest.skip(str(e))
+        n = sum(count for _, count in segments)
+        assert results and all(r.vectors == n for r in results), [(r.condition, r.vectors) for r in results]
+        assert not any(r.mismatches for r in results), describe(results)
+        return results
+
+    return run
+
+
 # -- scheduling ------------------------------------------------------------------------------------
 def pytest_collection_modifyitems(config, items):
     """Run the simulator and synthesis tests first (stable order otherwise).

@@ -1,14 +1,24 @@
-"""cocotb regressions of the conversion units (FP8, HiF8) on Verilator and Icarus against the golden model.
+"""Regressions of the conversion units (FP8, HiF8, OCP FP6/FP4) against the golden model: the bulk on the
+Verilator C++ harness of `fpforge prove`, cocotb on Verilator and Icarus for smoke runs and streams.
 
 Fast tier (`make test`):
-- every encoder shape (8 formats: FP8, HiF8, OCP FP6/FP4 × 3 sources) built with all the format's roundings (FP8: rne, ta, rtz, sr;
-  HiF8: ta, hr, sr, rne, rtz) and a run-time `sat` port, so one model checks every (mode, saturation) pair: all 65,536 FP16 / BF16 patterns, or ≥ 100k random FP32
-  patterns plus the directed corner cases of `fpforge.sim.vectors.directed`;
-- fixed-option builds (no `mode`/`sat` ports; `nan_to_zero`; `sr` alone with its `rand` port);
-- stream variants with random valid/ready stalls and an exact-latency check, including encoders whose own
-  xorshift32 generator must reproduce the golden codes for the seed;
-- every decoder (8 formats × 3 targets) on all of its codes.
-Long tier (`make regress`, marked slow): 10M random FP32 patterns per encoder configuration.
+- bit-exactness on the prove harness (`fpforge.sim.prove_sample`) of every combinational encoder shape
+  (8 formats × 3 sources) built with all the format's roundings (FP8: rne, ta, rtz, sr; HiF8: ta, hr, sr,
+  rne, rtz) and a run-time `sat` port, and of every fixed-option build (no `mode`/`sat` ports;
+  `nan_to_zero`; `paper_literal`; `sr` alone with an 8-bit `rand` port), in every (mode, sat) pair: all
+  65,536 FP16 / BF16 patterns; FP32: ±8 patterns around every directed corner of
+  `fpforge.sim.vectors.directed` (every value ±1 ulp, every rounding midpoint ±1 ulp — underflow and
+  overflow thresholds —, binade edges, ±0, subnormals, ±Inf, NaNs, ±max; HiF8 also the hybrid-rounding
+  thresholds) plus 256 slices of 512 patterns (half anywhere, half in the format's range): 140k–230k
+  patterns per pair, more than the 100k random of the cocotb run it replaces; `sr` with draw i on pattern i
+  (seed 0), as `fpforge prove` drives it;
+- the same shapes on cocotb, both simulators, as a smoke run (the testbench and ports): 2,000 patterns per
+  (mode, sat) pair, half directed corners (the specials always) and half random;
+- stream variants with random valid/ready stalls and an exact-latency check (300 patterns per pair),
+  including encoders whose own xorshift32 generator must reproduce the golden codes for the seed;
+- every decoder (8 formats × 3 targets) on all of its 256 codes on cocotb, both simulators.
+Long tier (`make regress`, marked slow): 10M random FP32 patterns per encoder configuration, every FP16 /
+BF16 pattern and the fixed-option builds with 100k on cocotb, the streams with 12,000 transfers.
 """
 
 import pytest
@@ -19,6 +29,22 @@ FORMATS = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "e3m2", "e2m3", "e2m1
 SOURCES = ("fp32", "fp16", "bf16")
 SIMS = ("verilator", "icarus")
 ALL = ("rne", "ta", "rtz", "sr")
+#: Patterns per (mode, sat) pair of a cocotb smoke run (the bulk runs on the prove harness).
+SMOKE = 2_000
+
+
+def _every_mode(fmt, source, seed=11):
+    return dict(unit="encoder", format=fmt, source=source, rounding=get_format(fmt).roundings, saturate="runtime",
+                seed=seed)
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("source", SOURCES)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_encoder_every_mode_and_saturation_on_harness(fmt, source, harness_check):
+    results = harness_check(_every_mode(fmt, source))
+    assert len(results) == 2 * len(get_format(fmt).roundings)
+    assert results[0].vectors >= (65_536 if source != "fp32" else 100_000)
 
 
 @pytest.mark.sim
@@ -26,11 +52,9 @@ ALL = ("rne", "ta", "rtz", "sr")
 @pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_encoder_every_mode_and_saturation(fmt, source, sim, regress):
-    modes = get_format(fmt).roundings
-    cfg = dict(unit="encoder", format=fmt, source=source, rounding=modes, saturate="runtime", seed=11)
-    result = regress(cfg, sim, vectors=100_000, seed=3)
-    per_config = result.vectors // (2 * len(modes))
-    assert per_config >= (65_536 if source != "fp32" else 100_000)
+    """cocotb smoke run: every (mode, sat) pair on SMOKE patterns."""
+    result = regress(_every_mode(fmt, source), sim, smoke=SMOKE, seed=3)
+    assert result.vectors == SMOKE * 2 * len(get_format(fmt).roundings)
 
 
 FIXED = [
@@ -46,12 +70,21 @@ FIXED = [
 ]
 
 
+def _fixed_id(o):
+    return "-".join(str(v) if not isinstance(v, tuple) else "+".join(v) for v in o.values())
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("opts", FIXED, ids=_fixed_id)
+def test_encoder_fixed_options_on_harness(opts, harness_check):
+    harness_check(dict(unit="encoder", **opts))
+
+
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
-@pytest.mark.parametrize("opts", FIXED, ids=lambda o: "-".join(str(v) if not isinstance(v, tuple) else "+".join(v)
-                                                             for v in o.values()))
+@pytest.mark.parametrize("opts", FIXED, ids=_fixed_id)
 def test_encoder_fixed_options(opts, sim, regress):
-    regress(dict(unit="encoder", **opts), sim, vectors=100_000, seed=5)
+    regress(dict(unit="encoder", **opts), sim, smoke=SMOKE, seed=5)
 
 
 STREAMS = [
@@ -69,7 +102,9 @@ STREAMS = [
 @pytest.mark.parametrize("sim", SIMS)
 @pytest.mark.parametrize("cfg", STREAMS, ids=lambda c: f"{c['unit']}-{c['format']}-l{c['latency']}")
 def test_stream_latency_and_backpressure(cfg, sim, regress):
-    regress(cfg, sim, vectors=20_000, seed=9, stream_vectors=12_000)
+    """300 patterns per (mode, sat) pair (decoders: all codes): the first 200 transfers unstalled (exact
+    latency), then random input gaps and output holds."""
+    regress(cfg, sim, seed=9, smoke=300)
 
 
 @pytest.mark.sim
@@ -92,3 +127,30 @@ def test_encoder_fp32_ten_million(fmt, sim, regress):
     for chunk in range(10):
         result = regress(cfg, sim, vectors=1_000_000, seed=1000 + chunk)
         assert result.vectors // (2 * len(modes)) >= 1_000_000
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+@pytest.mark.parametrize("sim", SIMS)
+@pytest.mark.parametrize("source", ("fp16", "bf16"))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_encoder_every_16bit_pattern_on_cocotb(fmt, source, sim, regress):
+    """make regress: every FP16 / BF16 pattern in every (mode, sat) pair through cocotb."""
+    result = regress(_every_mode(fmt, source), sim, seed=3)
+    assert result.vectors == 65_536 * 2 * len(get_format(fmt).roundings)
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+@pytest.mark.parametrize("sim", SIMS)
+@pytest.mark.parametrize("opts", FIXED, ids=_fixed_id)
+def test_encoder_fixed_options_long(opts, sim, regress):
+    regress(dict(unit="encoder", **opts), sim, vectors=100_000, seed=5)
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+@pytest.mark.parametrize("sim", SIMS)
+@pytest.mark.parametrize("cfg", STREAMS, ids=lambda c: f"{c['unit']}-{c['format']}-l{c['latency']}")
+def test_stream_latency_and_backpressure_long(cfg, sim, regress):
+    regress(cfg, sim, vectors=20_000, seed=9, stream_vectors=12_000)

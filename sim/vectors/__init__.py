@@ -6,9 +6,10 @@ twins). Directed corner cases come in named groups, one function each."""
 
 from .block import DIRECTED_BLOCK_GROUPS, directed_blocks, random_blocks
 from .dot import DotOperands, concat_dot_operands, directed_dot_operands, random_dot_operands
-from .scalar import (DEFAULT_BIASES, EXHAUSTIVE_BIASES, all_patterns, directed, random_patterns, stimulus,
-                     stimulus_with_bias, tapered_thresholds)
+from .scalar import (DEFAULT_BIASES, EXHAUSTIVE_BIASES, all_patterns, directed, random_patterns, smoke_stimulus,
+                     stimulus, stimulus_with_bias, tapered_thresholds)
 
 __all__ = ["DEFAULT_BIASES", "DIRECTED_BLOCK_GROUPS", "EXHAUSTIVE_BIASES", "DotOperands", "all_patterns",
            "concat_dot_operands", "directed", "directed_blocks", "directed_dot_operands", "random_blocks",
-           "random_dot_operands", "random_patterns", "stimulus", "stimulus_with_bias", "tapered_thresholds"]
+           "random_dot_operands", "random_patterns", "smoke_stimulus", "stimulus", "stimulus_with_bias",
+           "tapered_thresholds"]

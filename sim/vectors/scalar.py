@@ -13,8 +13,8 @@ import numpy as np
 from ...golden import SOURCES, decode, get_format
 from ...golden.formats import RUNTIME_BIASES
 
-__all__ = ["DEFAULT_BIASES", "EXHAUSTIVE_BIASES", "all_patterns", "directed", "random_patterns", "stimulus",
-           "stimulus_with_bias", "tapered_thresholds"]
+__all__ = ["DEFAULT_BIASES", "EXHAUSTIVE_BIASES", "all_patterns", "directed", "random_patterns", "smoke_stimulus",
+           "stimulus", "stimulus_with_bias", "tapered_thresholds"]
 
 #: Biases the directed FP32 cases and the SHP decoder cover in ``make test``: both ends and their
 #: neighbours, the middle with every bit flipping between 31 and 32, and the E4M3/E5M2-like 7 and 15
@@ -144,6 +144,26 @@ def stimulus(fmt, source: str, n_random: int, seed: int) -> np.ndarray:
         return all_patterns(source)
     extra = [tapered_thresholds(fmt, source, seed=seed)] if "hr" in get_format(fmt).roundings else []
     return np.concatenate([directed(fmt, source), *extra, random_patterns(source, n_random, seed)])
+
+
+def smoke_stimulus(fmt, source: str, n: int, seed: int) -> np.ndarray:
+    """``n`` patterns for a smoke run of an encoder (the bulk check is the prove harness,
+    :mod:`fpforge.sim.prove_sample`): the format-independent specials of :func:`directed` (±0, ±Inf,
+    NaNs, source subnormals, ±max), a seeded sample of its other corners (values, midpoints, ±1 ulp; for
+    hybrid rounding also :func:`tapered_thresholds`) filling half of ``n``, and random patterns
+    (:func:`random_patterns`) for the rest. Any source, fixed-bias formats."""
+    fmt = get_format(fmt)
+    if fmt.runtime_bias:
+        raise ValueError(f"smoke_stimulus covers fixed-bias formats, not {fmt.name!r}")
+    every = directed(fmt, source)
+    if "hr" in fmt.roundings:
+        every = np.union1d(every, tapered_thresholds(fmt, source, seed=seed))
+    specials = np.setdiff1d(every, directed(fmt, source, extras=False))
+    rest = np.setdiff1d(every, specials)
+    rng = np.random.default_rng([seed, 2])
+    k = max(0, min(len(rest), n // 2 - len(specials)))
+    corners = np.concatenate([specials, rng.choice(rest, k, replace=False)])
+    return np.concatenate([corners, random_patterns(source, max(0, n - len(corners)), seed)])
 
 
 def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None):
