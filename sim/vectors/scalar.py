@@ -156,11 +156,12 @@ def smoke_stimulus(fmt, source: str, n: int, seed: int) -> np.ndarray:
     if fmt.runtime_bias:
         raise ValueError(f"smoke_stimulus covers fixed-bias formats, not {fmt.name!r}")
     every = directed(fmt, source)
+    specials = np.setdiff1d(every, directed(fmt, source, extras=False))
     if "hr" in fmt.roundings:
         every = np.union1d(every, tapered_thresholds(fmt, source, seed=seed))
-    specials = np.setdiff1d(every, directed(fmt, source, extras=False))
     rest = np.setdiff1d(every, specials)
     rng = np.random.default_rng([seed, 2])
+    specials = specials[:n]
     k = max(0, min(len(rest), n // 2 - len(specials)))
     corners = np.concatenate([specials, rng.choice(rest, k, replace=False)])
     return np.concatenate([corners, random_patterns(source, max(0, n - len(corners)), seed)])
