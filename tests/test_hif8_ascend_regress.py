@@ -1,14 +1,19 @@
-"""cocotb regressions of the Ascend-compatible HiF8 units (``compat="ascend"``, issue 15) on Verilator and
-Icarus against the golden model (itself checked against the issue's rule in tests/test_hif8_ascend.py).
+"""Regressions of the Ascend-compatible HiF8 units (``compat="ascend"``, issue 15) against the golden model
+(itself checked against the issue's rule in tests/test_hif8_ascend.py): the bulk on the Verilator C++
+harness of `fpforge prove`, cocotb on Verilator and Icarus for smoke runs.
 
-Fast tier (`make test`): on Verilator one model per source with hybrid rounding and other modes beside it
-(FP32: all five, so the hr-only range checks are seen to stay out of the other modes) and a run-time `sat`
-port; on Icarus one `hr` + `sat` model per source and the decoders into all three targets. Stimulus: all
-65,536 FP16/BF16 patterns per (mode, sat) pair; FP32: 100k random patterns, the directed corners of every
-HiF8 value and midpoint (±1 ulp), and ±0..32 ulps plus 64 random low-14-bit patterns around 2^-23,
-1.25 × 2^15 and 1.5 × 2^15 (``fpforge.sim.vectors.tapered_thresholds``).
+Fast tier (`make test`): six encoder builds — on the Verilator side one model per source with hybrid
+rounding and other modes beside it (FP32: all five, so the hr-only range checks are seen to stay out of the
+other modes), on the Icarus side one `hr` model per source, all with a run-time `sat` port:
+- each on the prove harness (`fpforge.sim.prove_sample`) in every (mode, sat) pair: all 65,536 FP16/BF16
+  patterns; FP32: ±8 patterns around every directed corner (every HiF8 value and midpoint ±1 ulp) and
+  around ±0..32 ulps plus 64 random low-14-bit patterns near 2^-23, 1.25 × 2^15 and 1.5 × 2^15
+  (``fpforge.sim.vectors.tapered_thresholds``), plus 256 scattered slices of 512 — over 100k per pair;
+- each on cocotb (its simulator) as a smoke run, 2,000 patterns per pair (half corners, half random);
+- the decoders into all three targets on every code on Icarus.
 Long tier (`make regress`): every mode on both simulators for every source (FP32: 1M random per pair on
-Verilator, 200k on Icarus), the decoders on Verilator, and a latency-2 stream with stalls.
+Verilator, 200k on Icarus), the six builds with 100k on cocotb, the decoders on Verilator, and a latency-2
+stream with stalls.
 """
 
 import pytest
@@ -30,10 +35,30 @@ def _cfg(**kw):
     return dict(dict(unit="encoder", format="hif8", compat="ascend", saturate="runtime", seed=15), **kw)
 
 
+def _fast_id(v):
+    return v if isinstance(v, str) else f"{v['source']}-{'+'.join(v['rounding'])}"
+
+
 @pytest.mark.sim
-@pytest.mark.parametrize("sim, opts", FAST, ids=lambda v: v if isinstance(v, str) else
-                         f"{v['source']}-{'+'.join(v['rounding'])}")
+@pytest.mark.parametrize("sim, opts", FAST, ids=_fast_id)
 def test_ascend_encoder(sim, opts, regress):
+    """cocotb smoke run: every (mode, sat) pair on 2,000 patterns."""
+    result = regress(_cfg(**opts), sim, smoke=2_000, seed=15)
+    assert result.vectors == 2_000 * 2 * len(opts["rounding"])
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("opts", [o for _, o in FAST], ids=_fast_id)
+def test_ascend_encoder_on_harness(opts, harness_check):
+    results = harness_check(_cfg(**opts))
+    assert len(results) == 2 * len(opts["rounding"])
+    assert results[0].vectors >= (65_536 if opts["source"] != "fp32" else 100_000)
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+@pytest.mark.parametrize("sim, opts", FAST, ids=_fast_id)
+def test_ascend_encoder_long(sim, opts, regress):
     result = regress(_cfg(**opts), sim, vectors=100_000, seed=15)
     pairs = 2 * len(opts["rounding"])
     assert result.vectors // pairs >= (65_536 if opts["source"] != "fp32" else 100_000)

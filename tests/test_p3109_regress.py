@@ -1,13 +1,16 @@
-"""cocotb regressions of the IEEE P3109 binary8 units, generated from their descriptors alone, against the
-golden model (itself checked against gfloat in test_p3109_golden.py).
+"""Regressions of the IEEE P3109 binary8 units, generated from their descriptors alone, against the golden
+model (itself checked against gfloat in test_p3109_golden.py).
 
 Fast tier (`make test`), a handful of shapes that cover the corners (precision 1 — no mantissa bits — and 7,
 a 7- and an 8-bit exponent field, signed and unsigned, extended and finite):
-- Verilator: encoders built with every rounding (rne, ta, rtz, sr) and a run-time `sat` port, so one model
-  checks every (mode, saturation) pair: FP16 → binary8p1se and BF16 → binary8p7se on all 65,536 patterns;
-- Icarus: FP32 → binary8p3uf (the same build) on 5k random patterns plus the directed corner cases,
-  FP32 → binary8p4ue (rne and sr, saturating), and the decoders binary8p1ue → FP32 and binary8p7sf → BF16
-  on every code.
+- bit-exactness on the Verilator C++ harness of `fpforge prove` (`fpforge.sim.prove_sample`): encoders
+  built with every rounding (rne, ta, rtz, sr) and a run-time `sat` port, in every (mode, sat) pair —
+  FP16 → binary8p1se and BF16 → binary8p7se on all 65,536 patterns, FP32 → binary8p3uf on ±8 patterns
+  around every directed corner plus 256 scattered slices of 512 (over 100k per pair) —, and FP32 →
+  binary8p4ue (rne and sr, saturating) on the same FP32 sample;
+- the same four encoders on cocotb as a smoke run (2,000 patterns per pair, half directed corners), FP16 /
+  BF16 on Verilator, FP32 on Icarus; the decoders binary8p1ue → FP32 and binary8p7sf → BF16 on every code
+  on Icarus.
 Long tier (`make regress`): every format × every source on both simulators (all FP16/BF16 patterns, 100k
 random FP32 patterns plus the directed cases, every (mode, sat) pair), and every decoder target that holds
 the format's values.
@@ -26,26 +29,37 @@ def _encoder(fmt, source):
     return dict(unit="encoder", format=fmt, source=source, rounding=ALL, saturate="runtime", seed=19)
 
 
-FAST = [("verilator", _encoder("binary8p1se", "fp16"), 65_536 * 8),
-        ("verilator", _encoder("binary8p7se", "bf16"), 65_536 * 8),
-        ("icarus", _encoder("binary8p3uf", "fp32"), 5_000 * 8),
+FAST = [("verilator", _encoder("binary8p1se", "fp16")),
+        ("verilator", _encoder("binary8p7se", "bf16")),
+        ("icarus", _encoder("binary8p3uf", "fp32")),
         ("icarus", dict(unit="encoder", format="binary8p4ue", source="fp32", rounding=("rne", "sr"), saturate=True,
-                        seed=7), 5_000 * 2),
-        ("icarus", dict(unit="decoder", format="binary8p1ue", target="fp32"), 256),
-        ("icarus", dict(unit="decoder", format="binary8p7sf", target="bf16"), 256)]
+                        seed=7)),
+        ("icarus", dict(unit="decoder", format="binary8p1ue", target="fp32")),
+        ("icarus", dict(unit="decoder", format="binary8p7sf", target="bf16"))]
+SMOKE = 2_000
 
 
 def _id(case):
-    sim, cfg, _ = case
+    sim, cfg = case
     return "-".join([cfg["unit"], cfg["format"], cfg.get("source", cfg.get("target", "")), sim])
 
 
 @pytest.mark.sim
 @pytest.mark.parametrize("case", FAST, ids=_id)
 def test_representative_shapes(case, regress):
-    sim, cfg, at_least = case
-    result = regress(cfg, sim, vectors=5_000 if sim == "icarus" else 20_000, seed=6)
-    assert result.vectors >= at_least
+    """cocotb: encoders a smoke run of every (mode, sat) pair, decoders every code."""
+    sim, cfg = case
+    result = regress(cfg, sim, smoke=SMOKE, seed=6)
+    pairs = len(cfg.get("rounding", ())) * (2 if cfg.get("saturate") == "runtime" else 1)
+    assert result.vectors == (SMOKE * pairs if cfg["unit"] == "encoder" else 256)
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("case", [c for c in FAST if c[1]["unit"] == "encoder"], ids=_id)
+def test_representative_encoders_on_harness(case, harness_check):
+    _, cfg = case
+    results = harness_check(cfg)
+    assert results[0].vectors >= (65_536 if cfg["source"] != "fp32" else 100_000)
 
 
 def _holds(fmt, target):
