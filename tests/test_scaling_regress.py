@@ -3,15 +3,18 @@ against ``fpforge.golden.scaling`` (whose product is checked against numpy's flo
 against ml_dtypes in ``test_scaling_golden.py``).
 
 Fast tier (`make test`):
-- the FP32 multiplier (combinational, 16 lanes): every BF16 pattern (as FP32) times 8 scales (Icarus: 1) —
-  1.0, full-mantissa ones, subnormals, overflow-prone, negative — then 100k random pairs aimed at the
-  subnormal, tie and overflow ranges (Icarus 20k) and every special operand × every special scale; the
-  power-of-two variant with BF16 operands: every pattern × 6 exponents (Icarus: 1) and 20k random (10k);
+- the FP32 multiplier (combinational, 16 lanes): every BF16 pattern (as FP32) times 8 scales on Verilator
+  (Icarus: none) — 1.0, full-mantissa ones, subnormals, overflow-prone, negative — then 20k random pairs
+  aimed at the subnormal, tie and overflow ranges (Icarus 3k) and every special operand × every special
+  scale; the power-of-two variant with BF16 operands: every pattern × 6 exponents on Verilator (Icarus:
+  none) and 20k random (Icarus 2k);
 - two scaled-encoder streams with random stalls, exact latency, ``first``/amax and every (mode, sat) pair:
   E4M3 from FP32 with an FP32 scale (2 lanes, all roundings incl. the internal ``sr`` generator, run-time
   ``sat``), and CFloat8_1_4_3 from BF16 with a power-of-two scale (4 lanes, a run-time bias per tensor).
 Long tier (`make regress`, marked slow): every scalar format of at most 8 bits × both scalings, 20k
-transfers (Icarus 4k), and the multiplier on 64 scales × all BF16 patterns plus 2M random pairs.
+transfers (Icarus 4k), the multiplier on 64 scales × all BF16 patterns plus 2M random pairs, and the fast
+tier's former multiplier counts on Icarus (one scale × every BF16 pattern plus 20k random; pow2 one
+exponent plus 10k).
 """
 
 import pytest
@@ -38,8 +41,8 @@ def _multiplier(sim, simulators, request, source, scaling, **kwargs):
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 def test_fp32_multiplier_every_bf16_pattern_times_scales(sim, simulators, request):
-    scales = SCALES if sim == "verilator" else SCALES[1:2]
-    n = 100_000 if sim == "verilator" else 20_000
+    scales = SCALES if sim == "verilator" else ()
+    n = 20_000 if sim == "verilator" else 3_000
     result = _multiplier(sim, simulators, request, "fp32", "fp32", n_random=n, exhaustive_scales=scales, seed=2,
                          lanes=16)
     assert result.vectors >= len(scales) * 65_536 + n
@@ -48,8 +51,8 @@ def test_fp32_multiplier_every_bf16_pattern_times_scales(sim, simulators, reques
 @pytest.mark.sim
 @pytest.mark.parametrize("sim", SIMS)
 def test_pow2_multiplier_every_bf16_pattern_times_exponents(sim, simulators, request):
-    exps = EXPONENTS if sim == "verilator" else EXPONENTS[1:2]
-    n = 20_000 if sim == "verilator" else 10_000
+    exps = EXPONENTS if sim == "verilator" else ()
+    n = 20_000 if sim == "verilator" else 2_000
     _multiplier(sim, simulators, request, "bf16", "pow2", n_random=n, exhaustive_scales=exps, seed=3, lanes=16)
 
 
@@ -94,3 +97,13 @@ def test_fp32_multiplier_long(sim, simulators, request):
 
     scales = tuple(int(v) for v in np.random.default_rng(31).integers(0, 1 << 32, 56, dtype=np.uint64)) + SCALES
     _multiplier(sim, simulators, request, "fp32", "fp32", n_random=2_000_000, exhaustive_scales=scales, seed=5)
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+def test_multipliers_every_bf16_pattern_on_icarus(simulators, request):
+    """make regress: what make test ran on Icarus before the bulk moved to Verilator."""
+    _multiplier("icarus", simulators, request, "fp32", "fp32", n_random=20_000, exhaustive_scales=SCALES[1:2],
+                seed=2, lanes=16)
+    _multiplier("icarus", simulators, request, "bf16", "pow2", n_random=10_000, exhaustive_scales=EXPONENTS[1:2],
+                seed=3, lanes=16)
