@@ -15,7 +15,7 @@ What a unit is checked on (:func:`sample_segments`):
   :func:`~fpforge.sim.vectors.tapered_thresholds`), plus :data:`SLICES` slices of :data:`SLICE_LEN`
   patterns at seeded random offsets, half over the whole domain and half with the exponent in the
   target's range (below the smallest subnormal to past the overflow threshold, random sign) — over
-  200k patterns per (mode, sat) pair for every 8-bit format;
+  140k patterns per (mode, sat) pair for every 8-bit format;
 - a decoder: every code.
 
 Every condition of the unit (:func:`fpforge.sim.prove_unit.conditions_of`: every (mode, sat) pair,

@@ -9,7 +9,7 @@ Fast tier (`make test`):
   65,536 FP16 / BF16 patterns; FP32: ±8 patterns around every directed corner of
   `fpforge.sim.vectors.directed` (every value ±1 ulp, every rounding midpoint ±1 ulp — underflow and
   overflow thresholds —, binade edges, ±0, subnormals, ±Inf, NaNs, ±max; HiF8 also the hybrid-rounding
-  thresholds) plus 256 slices of 512 patterns (half anywhere, half in the format's range): 140k–230k
+  thresholds) plus 256 slices of 512 patterns (half anywhere, half in the format's range): 142k–160k
   patterns per pair, more than the 100k random of the cocotb run it replaces; `sr` with draw i on pattern i
   (seed 0), as `fpforge prove` drives it;
 - the same shapes on cocotb, both simulators, as a smoke run (the testbench and ports): 2,000 patterns per
