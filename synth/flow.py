@@ -77,9 +77,11 @@ __all__ = [
     "DEFAULT_ABC_SCRIPT",
     "FAST_ABC_SCRIPT",
     "DEFAULT_LIBERTY",
+    "REUSE_MODULE",
     "SynthError",
     "format_report",
     "nand2_reference",
+    "reusable_multipliers",
     "synthesize",
 ]
 
@@ -96,6 +98,27 @@ DEFAULT_ABC_SCRIPT: str = "strash; &get -n; &dch -f; &nf; &put"
 FAST_ABC_SCRIPT: str = "strash; dc2; &get -n; &dch -f; &nf; &put"
 
 _DEFAULT_TIMEOUT_S = 600.0
+
+#: The module every reused multiplier becomes (``reuse=True``): yosys' own ``$mul`` semantics (simlib),
+#: parametric, so ``hierarchy`` derives one module per distinct shape and every instance shares it.
+REUSE_MODULE = "fpforge_reuse_mul"
+_REUSE_MUL_V = f"""module {REUSE_MODULE} #(parameter A_SIGNED = 0, parameter B_SIGNED = 0, parameter A_WIDTH = 1,
+    parameter B_WIDTH = 1, parameter Y_WIDTH = 1) (input [A_WIDTH-1:0] A, input [B_WIDTH-1:0] B,
+    output [Y_WIDTH-1:0] Y);
+  generate
+    if (A_SIGNED && B_SIGNED) begin : s
+      assign Y = $signed(A) * $signed(B);
+    end else begin : u
+      assign Y = A * B;
+    end
+  endgenerate
+endmodule
+"""
+
+#: ``synth``'s coarse passes up to word-level arithmetic extraction (yosys 0.70 ``help synth``): run before
+#: the multipliers are taken out, so that they have the widths the flat flow gives them.
+_COARSE_FRONT = ("proc", "flatten", "opt_expr", "opt_clean", "opt -nodffe -nosdff", "fsm", "opt", "wreduce", "peepopt",
+                 "opt_clean")
 
 
 def _collect_verilog(verilog: str | Path | Sequence[str | Path]) -> list[tuple[str, str | Path]]:
@@ -136,6 +159,7 @@ def synthesize(
     timeout: float | None = _DEFAULT_TIMEOUT_S,
     netlist: bool = False,
     pre_abc: bool = True,
+    reuse: bool = False,
 ) -> dict:
     """Synthesize a Verilog design to Liberty cells and report its area.
 
@@ -166,12 +190,19 @@ def synthesize(
         ``synth`` is skipped and the liberty ABC run maps the techmapped
         gates directly (about 2x faster on dot units; pair it with
         :data:`FAST_ABC_SCRIPT`, which restores most of the area).
+    reuse : bool, default False
+        Synthesize each multiplier once per distinct shape and count it once per instance: the design is
+        flattened and taken through ``synth``'s coarse passes, then every ``$mul`` cell whose operands
+        carry no constant bit becomes an instance of :data:`REUSE_MODULE` (one derived module per shape,
+        kept as a submodule; ``stat -top`` multiplies its area by its instances). Much faster on units
+        that repeat a multiplier (a dot unit holds r of them); ABC no longer optimizes across a
+        multiplier's boundary, which moves the area by about a percent (docs/synth.md has the figures).
 
     Returns
     -------
     dict
         JSON-serialisable report with keys ``top``, ``liberty`` (file name
-        only), ``abc_script``, ``pre_abc``, ``yosys_version``, ``cells`` (type -> count),
+        only), ``abc_script``, ``pre_abc``, ``reuse``, ``yosys_version``, ``cells`` (type -> count),
         ``cell_count``, ``area_um2``, ``nand2_cell``, ``nand2_area_um2``,
         ``ge``, ``flip_flops`` and ``logic_depth`` (see the module docstring
         for the definitions of GE and depth).
@@ -188,6 +219,9 @@ def synthesize(
     script = DEFAULT_ABC_SCRIPT if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
+    if reuse and keep_hierarchy:
+        raise SynthError("reuse flattens the design before it takes the multipliers out: it cannot be combined "
+                         "with keep_hierarchy=True")
     sources = _collect_verilog(verilog)
     _yosys_command()  # no yosys: fail before writing anything
 
@@ -210,15 +244,19 @@ def synthesize(
             read_cmds.append(f"read_verilog{sv} {_tcl_word('src/' + name)}")
         (work / "abc.script").write_text(script.strip() + "\n")
 
-        flat = ("" if keep_hierarchy else " -flatten") + ("" if pre_abc else " -noabc")
+        opts = ("" if keep_hierarchy or reuse else " -flatten") + ("" if pre_abc else " -noabc")
+        front = read_cmds
+        if reuse:
+            front = _reuse_front(work, top, read_cmds, timeout,
+                                 lambda proc, log: _fail(proc, log, top, lib_path, script, work))
         ys = "\n".join(
             [
-                *read_cmds,
-                f"synth -top {top}{flat}",
+                *front,
+                f"synth -top {top}{opts}",
                 f"dfflibmap -liberty {lib_name}",
                 f"abc -liberty {lib_name} -script abc.script",
                 "opt_clean",
-                f"tee -q -o stat.json stat -json -liberty {lib_name}",
+                f"tee -q -o stat.json stat -json -liberty {lib_name}" + (f" -top {top}" if reuse else ""),
                 f"read_liberty -lib {lib_name}",
                 "flatten",
                 "write_json netlist.json",
@@ -231,15 +269,7 @@ def synthesize(
         # the work directory too, so nothing survives even a killed run.
         proc, log = run_script(work, "flow.ys", timeout, f" synthesizing {top!r}")
         if proc.returncode != 0 or not (work / "netlist.json").exists():
-            line = _crash_summary(proc.stderr, log) or _last_error_line(log, proc.stdout, proc.stderr)
-            if "Can't open ABC output file" in line:
-                # ABC exits silently inside yowasp; say what usually causes it.
-                line = (
-                    f"ABC produced no mapped netlist (ABC rejected the liberty "
-                    f"{lib_path.name} -- e.g. malformed timing tables or no buffer/inverter "
-                    f"cell -- or the ABC script {script!r})"
-                )
-            raise SynthError(_one_line(f"yosys failed synthesizing {top!r}: {line}", work))
+            _fail(proc, log, top, lib_path, script, work)
         try:
             stat = json.loads((work / "stat.json").read_text())
             netlist_json = json.loads((work / "netlist.json").read_text())
@@ -267,7 +297,7 @@ def synthesize(
         ctype = ctype[1:] if ctype.startswith("\\") else ctype
         if ctype in lib.cells:
             by_type[ctype] = by_type.get(ctype, 0) + int(count)
-        elif ctype.startswith("$"):
+        elif ctype.startswith("$") and not ctype.startswith("$paramod"):
             if ctype != "$scopeinfo":
                 unmapped[ctype] = unmapped.get(ctype, 0) + int(count)
         # anything else is a submodule instance of the hierarchy: not a leaf cell
@@ -288,6 +318,7 @@ def synthesize(
         "liberty": lib_path.name,
         "abc_script": script,
         "pre_abc": pre_abc,
+        "reuse": reuse,
         "yosys_version": yosys_version,
         "cells": cells,
         "cell_count": sum(cells.values()),
@@ -301,6 +332,63 @@ def synthesize(
     if netlist:
         report["netlist_verilog"] = netlist_text
     return report
+
+
+def _fail(proc, log, top, lib_path, script, work):
+    """Raise the one-line :class:`SynthError` of a failed yosys run."""
+    line = _crash_summary(proc.stderr, log) or _last_error_line(log, proc.stdout, proc.stderr)
+    if "Can't open ABC output file" in line:
+        # ABC exits silently inside yowasp; say what usually causes it.
+        line = (
+            f"ABC produced no mapped netlist (ABC rejected the liberty "
+            f"{lib_path.name} -- e.g. malformed timing tables or no buffer/inverter "
+            f"cell -- or the ABC script {script!r})"
+        )
+    raise SynthError(_one_line(f"yosys failed synthesizing {top!r}: {line}", work))
+
+
+_CONST = re.compile(r"^\d+'[01xzm-]*$")  # an RTLIL constant (N'bits)
+_ESCAPE = "\\"
+
+
+def reusable_multipliers(rtlil: str) -> list[str]:
+    """Names of the ``$mul`` cells of an RTLIL dump whose operands carry no constant bit and agree in
+    signedness: the ones the reuse flow may synthesize apart (a constant operand would be lost to the
+    separate module, so such multipliers stay in place)."""
+    names, cell, ok, params = [], None, True, {}
+    for line in rtlil.splitlines():
+        words = line.split()
+        if words[:2] == ["cell", "$mul"]:
+            cell, ok, params = words[2], True, {}
+        elif cell and words[:1] == ["parameter"] and len(words) == 3:
+            params[words[1]] = words[2]
+        elif cell and words[:1] == ["connect"] and words[1] in ("\\A", "\\B"):
+            ok = ok and not any(_CONST.match(w.strip("{}")) for w in words[2:])
+        elif cell and words == ["end"]:
+            if ok and params.get("\\A_SIGNED") == params.get("\\B_SIGNED"):
+                names.append(cell)
+            cell = None
+    return names
+
+
+def _reuse_front(work, top, read_cmds, timeout, fail):
+    """First yosys run of the reuse flow: read, flatten and the coarse passes, checkpointed to ``pre.il``;
+    then the commands of the second run: every reusable multiplier becomes an instance of
+    :data:`REUSE_MODULE` (one derived module per distinct shape)."""
+    (work / "front.ys").write_text("\n".join([
+        *read_cmds, f"hierarchy -check -top {top}", *_COARSE_FRONT,
+        "rename -enumerate -pattern fpforge_mul_% t:$mul", "write_rtlil pre.il", "select t:$mul",
+        "write_rtlil -selected muls.il", ""]))
+    proc, log = run_script(work, "front.ys", timeout, f" synthesizing {top!r}")
+    if proc.returncode != 0 or not (work / "muls.il").exists():
+        fail(proc, log)
+    cells = reusable_multipliers((work / "muls.il").read_text())
+    if not cells:
+        return ["read_rtlil pre.il"]
+    (work / "reuse_mul.v").write_text(_REUSE_MUL_V)
+    return ["read_rtlil pre.il", "read_verilog reuse_mul.v",
+            f"chtype -set {REUSE_MODULE} " + " ".join(f"c:{c.removeprefix(_ESCAPE)}" for c in cells),
+            f"hierarchy -check -top {top}"]
 
 
 def format_report(report: dict) -> str:
