@@ -41,6 +41,8 @@ def _area(space, unit):
     task = dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
+    elif space.flow == "reuse":
+        task["reuse"] = True
     return task
 
 
@@ -65,10 +67,10 @@ def synthesize_units(requests, ex, store, label, stats, others=()):
         if isinstance(v, TaskFailure):
             failed[canonical_json(r)] = v
         else:
-            synth.append(dict(r, verilog_sha256=v["verilog_sha256"], top=v["top"]))
+            synth.append(dict(r, verilog_sha256=v["verilog_sha256"], top=v["top"], verilog_zlib=v.get("verilog_zlib")))
     done = _run(evaluate, sorted(synth, key=_size, reverse=True), ex, store, label, stats)
     for t in synth:
-        req = {k: v for k, v in t.items() if k not in ("verilog_sha256", "top")}
+        req = {k: v for k, v in t.items() if k not in ("verilog_sha256", "top", "verilog_zlib")}
         out[canonical_json(req)] = done[canonical_json(t)]
     out.update(failed)
     return out
