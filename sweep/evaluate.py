@@ -240,6 +240,9 @@ def area_task(task) -> dict:
                      pre_abc=task.get("pre_abc", True), reuse=bool(task.get("reuse")))
     t2 = time.perf_counter()
     backend, version = yosys_backend()
-    return dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
-                flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top, verilog_sha256=sha,
-                yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
+    out = dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
+               flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top, verilog_sha256=sha,
+               yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
+    if task.get("reuse"):
+        out["reused_multipliers"] = rep["reused_multipliers"]
+    return out

@@ -47,9 +47,10 @@ def _area(space, unit):
 
 
 def _size(task):
-    """Rough synthesis effort of an area task (big units first balances the workers)."""
+    """Rough synthesis effort of an area task: the size of its Verilog, then r (the longest first keeps both
+    workers busy to the end instead of leaving one r = 64 unit running alone)."""
     u = task.get("unit", {})
-    return (u.get("r", 0), str(u.get("format")))
+    return (len(task.get("verilog_zlib") or ""), u.get("r", 0), str(u.get("format")))
 
 
 def synthesize_units(requests, ex, store, label, stats, others=()):

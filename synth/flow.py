@@ -77,6 +77,7 @@ __all__ = [
     "DEFAULT_ABC_SCRIPT",
     "FAST_ABC_SCRIPT",
     "DEFAULT_LIBERTY",
+    "REUSE_AREA_TOLERANCE",
     "REUSE_MODULE",
     "SynthError",
     "format_report",
@@ -114,6 +115,10 @@ _REUSE_MUL_V = f"""module {REUSE_MODULE} #(parameter A_SIGNED = 0, parameter B_S
   endgenerate
 endmodule
 """
+
+#: The stated bound of ``|area(reuse=True) / area(reuse=False) - 1|`` on the dot units (docs/sweep.md; measured
+#: by ``bench/sweep_reuse.py`` on a sample of the ``paper`` space, checked on a real dot unit by the tests).
+REUSE_AREA_TOLERANCE: float = 0.02
 
 #: ``synth``'s coarse passes up to word-level arithmetic extraction (yosys 0.70 ``help synth``): run before
 #: the multipliers are taken out, so that they have the widths the flat flow gives them.
@@ -202,7 +207,8 @@ def synthesize(
     -------
     dict
         JSON-serialisable report with keys ``top``, ``liberty`` (file name
-        only), ``abc_script``, ``pre_abc``, ``reuse``, ``yosys_version``, ``cells`` (type -> count),
+        only), ``abc_script``, ``pre_abc``, ``reuse``, ``reused_multipliers`` (instances of
+        :data:`REUSE_MODULE`; 0 without ``reuse``), ``yosys_version``, ``cells`` (type -> count),
         ``cell_count``, ``area_um2``, ``nand2_cell``, ``nand2_area_um2``,
         ``ge``, ``flip_flops`` and ``logic_depth`` (see the module docstring
         for the definitions of GE and depth).
@@ -245,10 +251,10 @@ def synthesize(
         (work / "abc.script").write_text(script.strip() + "\n")
 
         opts = ("" if keep_hierarchy or reuse else " -flatten") + ("" if pre_abc else " -noabc")
-        front = read_cmds
+        front, reused = read_cmds, 0
         if reuse:
-            front = _reuse_front(work, top, read_cmds, timeout,
-                                 lambda proc, log: _fail(proc, log, top, lib_path, script, work))
+            front, reused = _reuse_front(work, top, read_cmds, timeout,
+                                         lambda proc, log: _fail(proc, log, top, lib_path, script, work))
         ys = "\n".join(
             [
                 *front,
@@ -319,6 +325,7 @@ def synthesize(
         "abc_script": script,
         "pre_abc": pre_abc,
         "reuse": reuse,
+        "reused_multipliers": reused,
         "yosys_version": yosys_version,
         "cells": cells,
         "cell_count": sum(cells.values()),
@@ -373,8 +380,8 @@ def reusable_multipliers(rtlil: str) -> list[str]:
 
 def _reuse_front(work, top, read_cmds, timeout, fail):
     """First yosys run of the reuse flow: read, flatten and the coarse passes, checkpointed to ``pre.il``;
-    then the commands of the second run: every reusable multiplier becomes an instance of
-    :data:`REUSE_MODULE` (one derived module per distinct shape)."""
+    then the commands of the second run, in which every reusable multiplier becomes an instance of
+    :data:`REUSE_MODULE` (one derived module per distinct shape), and how many multipliers that is."""
     (work / "front.ys").write_text("\n".join([
         *read_cmds, f"hierarchy -check -top {top}", *_COARSE_FRONT,
         "rename -enumerate -pattern fpforge_mul_% t:$mul", "write_rtlil pre.il", "select t:$mul",
@@ -384,11 +391,11 @@ def _reuse_front(work, top, read_cmds, timeout, fail):
         fail(proc, log)
     cells = reusable_multipliers((work / "muls.il").read_text())
     if not cells:
-        return ["read_rtlil pre.il"]
+        return ["read_rtlil pre.il"], 0
     (work / "reuse_mul.v").write_text(_REUSE_MUL_V)
     return ["read_rtlil pre.il", "read_verilog reuse_mul.v",
             f"chtype -set {REUSE_MODULE} " + " ".join(f"c:{c.removeprefix(_ESCAPE)}" for c in cells),
-            f"hierarchy -check -top {top}"]
+            f"hierarchy -check -top {top}"], len(cells)
 
 
 def format_report(report: dict) -> str:

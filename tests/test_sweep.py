@@ -271,3 +271,17 @@ def test_auto_f_is_the_smallest_window_with_99_percent_exact(tmp_path):
         return float((dot(DotConfig("mx6", 16, width), a, None, b).y == exact).mean())
 
     assert frac(f) >= 0.99 and frac(f - 1) < 0.99
+
+
+def test_the_reuse_flow_is_the_paper_spaces_and_keys_its_own_cache_entries(tmp_path):
+    from fpforge.sweep.evaluate import area_key, unit_spec
+    from fpforge.sweep.run import _area
+
+    assert SPACES["paper"]().flow == SPACES["paper-sample"]().flow == "reuse"
+    sp = load_space(_space(tmp_path, TINY + '[synth]\nflow = "reuse"\n'))
+    assert sp.flow == "reuse"
+    unit = unit_spec(sp.points[0], sp.r, sp.f)
+    reuse, std = _area(sp, unit), _area(sp.with_(flow="standard"), unit)
+    assert reuse["reuse"] is True and "reuse" not in std  # the standard flow's keys stay the area tables'
+    made = dict(verilog_sha256="0" * 64, top="t")
+    assert area_key(dict(reuse, **made)) == dict(area_key(dict(std, **made)), reuse=True)
