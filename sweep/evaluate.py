@@ -91,7 +91,9 @@ def area_key(task) -> dict:
     if task.get("pre_abc") is False:
         key["pre_abc"] = False
     if task.get("reuse"):
-        key["reuse"] = True
+        from ..synth.flow import REUSE_RULE
+
+        key["reuse"] = REUSE_RULE
     return key
 
 

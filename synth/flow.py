@@ -78,7 +78,9 @@ __all__ = [
     "FAST_ABC_SCRIPT",
     "DEFAULT_LIBERTY",
     "REUSE_AREA_TOLERANCE",
+    "REUSE_MIN_WIDTH",
     "REUSE_MODULE",
+    "REUSE_RULE",
     "SynthError",
     "format_report",
     "nand2_reference",
@@ -118,7 +120,11 @@ endmodule
 
 #: The stated bound of ``|area(reuse=True) / area(reuse=False) - 1|`` on the dot units (docs/sweep.md; measured
 #: by ``bench/sweep_reuse.py`` on a sample of the ``paper`` space, checked on a real dot unit by the tests).
-REUSE_AREA_TOLERANCE: float = 0.02
+REUSE_AREA_TOLERANCE: float = 0.025
+#: Narrowest multiplier operand (bits) the reuse flow takes out (:func:`reusable_multipliers`).
+REUSE_MIN_WIDTH: int = 4
+#: What the reuse flow does, in the sweep's cache key (a change of the rule must not reuse old areas).
+REUSE_RULE: str = f"unsigned $mul, operands >= {REUSE_MIN_WIDTH} bits, no constant bit"
 
 #: ``synth``'s coarse passes up to word-level arithmetic extraction (yosys 0.70 ``help synth``): run before
 #: the multipliers are taken out, so that they have the widths the flat flow gives them.
@@ -197,11 +203,13 @@ def synthesize(
         :data:`FAST_ABC_SCRIPT`, which restores most of the area).
     reuse : bool, default False
         Synthesize each multiplier once per distinct shape and count it once per instance: the design is
-        flattened and taken through ``synth``'s coarse passes, then every ``$mul`` cell whose operands
-        carry no constant bit becomes an instance of :data:`REUSE_MODULE` (one derived module per shape,
-        kept as a submodule; ``stat -top`` multiplies its area by its instances). Much faster on units
-        that repeat a multiplier (a dot unit holds r of them); ABC no longer optimizes across a
-        multiplier's boundary, which moves the area by about a percent (docs/synth.md has the figures).
+        flattened and taken through ``synth``'s coarse passes, then every ``$mul`` cell that
+        :func:`reusable_multipliers` accepts (unsigned, operands of at least :data:`REUSE_MIN_WIDTH` bits,
+        no constant bit) becomes an instance of :data:`REUSE_MODULE` (one derived module per shape, kept as
+        a submodule; ``stat -top`` multiplies its area by its instances); with none, the flat flow runs
+        as is. About 2x less yosys CPU on dot units with m >= 4 (a dot unit holds r multipliers); ABC no
+        longer optimizes across a multiplier's boundary: areas within :data:`REUSE_AREA_TOLERANCE` of the
+        flat flow's (docs/sweep.md, "The reuse flow").
 
     Returns
     -------
@@ -250,11 +258,12 @@ def synthesize(
             read_cmds.append(f"read_verilog{sv} {_tcl_word('src/' + name)}")
         (work / "abc.script").write_text(script.strip() + "\n")
 
-        opts = ("" if keep_hierarchy or reuse else " -flatten") + ("" if pre_abc else " -noabc")
         front, reused = read_cmds, 0
         if reuse:
             front, reused = _reuse_front(work, top, read_cmds, timeout,
                                          lambda proc, log: _fail(proc, log, top, lib_path, script, work))
+        # nothing to reuse: the flat flow itself, so that its area is the standard flow's exactly
+        opts = ("" if keep_hierarchy or reused else " -flatten") + ("" if pre_abc else " -noabc")
         ys = "\n".join(
             [
                 *front,
@@ -359,9 +368,11 @@ _ESCAPE = "\\"
 
 
 def reusable_multipliers(rtlil: str) -> list[str]:
-    """Names of the ``$mul`` cells of an RTLIL dump whose operands carry no constant bit and agree in
-    signedness: the ones the reuse flow may synthesize apart (a constant operand would be lost to the
-    separate module, so such multipliers stay in place)."""
+    """Names of the ``$mul`` cells of an RTLIL dump that the reuse flow synthesizes apart: unsigned, both
+    operands at least :data:`REUSE_MIN_WIDTH` bits wide and without a constant bit. The others stay in
+    place: a constant operand would be lost to the separate module; a narrow multiplier saves no time and
+    is where ABC's optimization across its boundary matters most (+15 % area for 2x2 multipliers at m = 1);
+    signed multipliers (MXINT8) came out 9 % larger apart (bench/sweep_reuse.py)."""
     names, cell, ok, params = [], None, True, {}
     for line in rtlil.splitlines():
         words = line.split()
@@ -372,10 +383,18 @@ def reusable_multipliers(rtlil: str) -> list[str]:
         elif cell and words[:1] == ["connect"] and words[1] in ("\\A", "\\B"):
             ok = ok and not any(_CONST.match(w.strip("{}")) for w in words[2:])
         elif cell and words == ["end"]:
-            if ok and params.get("\\A_SIGNED") == params.get("\\B_SIGNED"):
+            widths = [_param_int(params.get(f"\\{x}_WIDTH", "0")) for x in "AB"]
+            signed = [_param_int(params.get(f"\\{x}_SIGNED", "0")) != 0 for x in "AB"]
+            if ok and min(widths) >= REUSE_MIN_WIDTH and not any(signed):
                 names.append(cell)
             cell = None
     return names
+
+
+def _param_int(text: str) -> int:
+    """An RTLIL parameter value as an integer: ``6`` or ``32'00000000000000000000000000000110``."""
+    bits = text.split("'", 1)[1] if "'" in text else None
+    return int(bits.replace("x", "0").replace("z", "0") or "0", 2) if bits is not None else int(text)
 
 
 def _reuse_front(work, top, read_cmds, timeout, fail):
@@ -391,7 +410,7 @@ def _reuse_front(work, top, read_cmds, timeout, fail):
         fail(proc, log)
     cells = reusable_multipliers((work / "muls.il").read_text())
     if not cells:
-        return ["read_rtlil pre.il"], 0
+        return read_cmds, 0  # the flat flow from the sources: its area exactly
     (work / "reuse_mul.v").write_text(_REUSE_MUL_V)
     return ["read_rtlil pre.il", "read_verilog reuse_mul.v",
             f"chtype -set {REUSE_MODULE} " + " ".join(f"c:{c.removeprefix(_ESCAPE)}" for c in cells),

@@ -51,39 +51,67 @@ MULS_IL = r"""
 module \top
   cell $mul \fpforge_mul_0
     parameter \A_SIGNED 0
+    parameter \A_WIDTH 6
     parameter \B_SIGNED 0
+    parameter \B_WIDTH 4
     connect \A \a
-    connect \B \b [2:0]
+    connect \B \b [3:0]
     connect \Y \p
   end
   cell $mul \fpforge_mul_1
     parameter \A_SIGNED 0
+    parameter \A_WIDTH 4
     parameter \B_SIGNED 0
+    parameter \B_WIDTH 4
     connect \A \k
-    connect \B 2'11
+    connect \B 4'1011
     connect \Y \q
   end
   cell $mul \fpforge_mul_2
-    parameter \A_SIGNED 1
-    parameter \B_SIGNED 1
-    connect \A { \s [3] \s }
+    parameter \A_SIGNED 0
+    parameter \A_WIDTH 5
+    parameter \B_SIGNED 0
+    parameter \B_WIDTH 5
+    connect \A { \s [3] \s [3:0] }
     connect \B { 1'0 \t }
     connect \Y \r
   end
   cell $mul \fpforge_mul_3
     parameter \A_SIGNED 1
-    parameter \B_SIGNED 0
+    parameter \A_WIDTH 8
+    parameter \B_SIGNED 1
+    parameter \B_WIDTH 8
     connect \A \u
     connect \B \v
     connect \Y \w
+  end
+  cell $mul \fpforge_mul_4
+    parameter \A_SIGNED 0
+    parameter \A_WIDTH 3
+    parameter \B_SIGNED 0
+    parameter \B_WIDTH 32'00000000000000000000000000000011
+    connect \A \c
+    connect \B \d
+    connect \Y \e
+  end
+  cell $mul \fpforge_mul_5
+    parameter \A_SIGNED 0
+    parameter \A_WIDTH 32'00000000000000000000000000000100
+    parameter \B_SIGNED 0
+    parameter \B_WIDTH 4
+    connect \A \g
+    connect \B \h
+    connect \Y \i
   end
 end
 """
 
 
-def test_reusable_multipliers_skip_constant_operands_and_mixed_signedness():
-    # only _0 qualifies: _1 and _2 carry constant bits (the separate module would lose them), _3 mixes signedness
-    assert flow.reusable_multipliers(MULS_IL) == ["\\fpforge_mul_0"]
+def test_reusable_multipliers_skip_constant_operands_signed_and_narrow_ones():
+    # _1 and _2 carry constant bits (the separate module would lose them), _3 is signed, _4 has a 3-bit operand
+    # (narrower than REUSE_MIN_WIDTH); _0 and _5 (a width written as a 32-bit constant) qualify
+    assert flow.REUSE_MIN_WIDTH == 4
+    assert flow.reusable_multipliers(MULS_IL) == ["\\fpforge_mul_0", "\\fpforge_mul_5"]
 
 
 def test_reuse_counts_each_instance_of_one_synthesized_multiplier(vfile):
@@ -113,9 +141,13 @@ def test_reuse_and_keep_hierarchy_do_not_combine(vfile):
 
 def test_reuse_area_of_a_dot_unit_is_the_flat_area_within_the_stated_tolerance():
     # a real BDR dot unit (r = 4: four 4x4 multipliers of one shape), the paper's area method (I/O registered)
-    verilog = to_verilog(build_unit(unit="dot", format="bdr_m3_k4_d8_k2_d1", r=4, f=12, io_registers=True), "dotr")
+    verilog = to_verilog(build_unit(unit="dot", format="bdr_m4_k4_d8_k2_d1", r=4, f=12, io_registers=True), "dotr")
     flat = synthesize(verilog, "dotr")
     reuse = synthesize(verilog, "dotr", reuse=True)
     assert flat["reused_multipliers"] == 0 and reuse["reused_multipliers"] == 4
     assert reuse["flip_flops"] == flat["flip_flops"]  # same registers: only the combinational mapping differs
     assert abs(reuse["area_um2"] / flat["area_um2"] - 1) <= flow.REUSE_AREA_TOLERANCE
+    # 2x2 multipliers (m = 1) are too narrow to take out: the reuse flow is then the flat flow, area and all
+    narrow = to_verilog(build_unit(unit="dot", format="bdr_m1_k4_d8_k2_d1", r=4, f=12, io_registers=True), "dotn")
+    flat, reuse = synthesize(narrow, "dotn"), synthesize(narrow, "dotn", reuse=True)
+    assert reuse["reused_multipliers"] == 0 and reuse["area_um2"] == flat["area_um2"]
