@@ -95,7 +95,7 @@ def main():
     summary = (
         f"\nBDR, OCP and INT points of the sample ({len(d_area)}): area of the reuse flow within "
         f"{100 * min(d_area):+.2f} % … {100 * max(d_area):+.2f} % of the standard flow's (stated tolerance "
-        f"± {100 * REUSE_AREA_TOLERANCE:.0f} %), area_rel within {100 * min(d_rel):+.2f} % … "
+        f"± {100 * REUSE_AREA_TOLERANCE:.1f} %), area_rel within {100 * min(d_rel):+.2f} % … "
         f"{100 * max(d_rel):+.2f} %. "
         f"yosys CPU per unit, mean by r × the paper space's {sum(units.values())} units (without the 3 FP8 units): "
         f"standard ≈ {est['standard']:,.0f} CPU-s (at least: r = 64 counted at the reuse flow's figure), reuse ≈ {est['reuse']:,.0f} CPU-s "

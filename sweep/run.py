@@ -37,11 +37,16 @@ def _numerics(space, p, auto):
     return task
 
 
+#: Units the reuse flow leaves to the standard flow: MXINT8's magnitudes come out of a two's-complement
+#: absolute value, and its multipliers synthesized apart came out 9 % larger than flat (bench/sweep_reuse.py).
+REUSE_STANDARD = ("mxint8",)
+
+
 def _area(space, unit):
     task = dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
-    elif space.flow == "reuse":
+    elif space.flow == "reuse" and unit.get("format") not in REUSE_STANDARD:
         task["reuse"] = True
     return task
 
