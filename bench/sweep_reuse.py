@@ -41,13 +41,18 @@ def sample_space(flow):
     return Space("reuse-sample", pts, r=full.r, f=full.f, vectors=VECTORS, flow=flow)
 
 
+def _group(family, r):
+    """Units are extrapolated by r and kind: the OCP MX units (FP elements) cost more than BDR/INT ones."""
+    return r, "ocp" if family == "ocp" else "bdr"
+
+
 def _units(space):
-    """{unit top name: (r, is the FP8 unit)} of the paper space."""
+    """{unit: its extrapolation group, or None for the FP8 unit} of the paper space."""
     out = {}
     for p in space.points:
         r = space.r_of(p)
-        for q in (p, _FP8):
-            out[canonical_json(unit_spec(q, r, space.f))] = (r, q is _FP8)
+        out[canonical_json(unit_spec(_FP8, r, space.f))] = None
+        out.setdefault(canonical_json(unit_spec(p, r, space.f)), _group(p["family"], r))
     return out
 
 
@@ -67,7 +72,7 @@ def main():
     for name in SAMPLE:
         u = res["reuse"][name]
         if name not in res["standard"]:
-            cpu["reuse"].setdefault(u["r"], []).append(u["synth_cpu_s"])
+            cpu["reuse"].setdefault(_group(u["family"], u["r"]), []).append(u["synth_cpu_s"])
             lines.append(f"| {name} | {u['r']} | (timed out) | {u['area_um2']:,.0f} | | | {u['area_rel']:.3f} | | "
                          f"> 600 | {u['synth_cpu_s']:.1f} | |")
             continue
@@ -77,8 +82,8 @@ def main():
         if s["family"] != "fp":  # (E4M3/E5M2 are the FP8 unit: its rows below)
             d_area.append(da)
             d_rel.append(dr)
-            cpu["standard"].setdefault(s["r"], []).append(s["synth_cpu_s"])
-            cpu["reuse"].setdefault(s["r"], []).append(u["synth_cpu_s"])
+            cpu["standard"].setdefault(_group(s["family"], s["r"]), []).append(s["synth_cpu_s"])
+            cpu["reuse"].setdefault(_group(s["family"], s["r"]), []).append(u["synth_cpu_s"])
         lines.append(f"| {name} | {s['r']} | {s['area_um2']:,.0f} | {u['area_um2']:,.0f} | {100 * da:+.2f} % | "
                      f"{s['area_rel']:.3f} | {u['area_rel']:.3f} | {100 * dr:+.2f} % | {s['synth_cpu_s']:.1f} | "
                      f"{u['synth_cpu_s']:.1f} | {s['synth_cpu_s'] / u['synth_cpu_s']:.1f}x |")
@@ -88,7 +93,7 @@ def main():
         lines.append(f"| FP8 unit | {r_} | {s['fp8_area_um2']:,.0f} | {u['fp8_area_um2']:,.0f} | "
                      f"{100 * (u['fp8_area_um2'] / s['fp8_area_um2'] - 1):+.2f} % | 1 | 1 | | | | |")
     paper = sweep.SPACES["paper"]()
-    units = Counter(r for r, is_fp8 in _units(paper).values() if not is_fp8)
+    units = Counter(g for g in _units(paper).values() if g is not None)
     est = {}
     for flow in ("standard", "reuse"):
         est[flow] = sum(n * statistics.mean(cpu[flow].get(r) or cpu["reuse"][r]) for r, n in units.items())
@@ -97,7 +102,7 @@ def main():
         f"{100 * min(d_area):+.2f} % … {100 * max(d_area):+.2f} % of the standard flow's (stated tolerance "
         f"± {100 * REUSE_AREA_TOLERANCE:.1f} %), area_rel within {100 * min(d_rel):+.2f} % … "
         f"{100 * max(d_rel):+.2f} %. "
-        f"yosys CPU per unit, mean by r × the paper space's {sum(units.values())} units (without the 3 FP8 units): "
+        f"yosys CPU per unit, mean by r and kind (OCP MX apart) × the paper space's {sum(units.values())} units (without the 3 FP8 units): "
         f"standard ≈ {est['standard']:,.0f} CPU-s (at least: r = 64 counted at the reuse flow's figure), reuse ≈ {est['reuse']:,.0f} CPU-s "
         f"({est['standard'] / est['reuse']:.1f}x); on 2 cores the reuse flow's synthesis alone is ≈ "
         f"{est['reuse'] / 2 / 60:.0f} min. CPU seconds measured when each unit was computed ({machine()}).")
