@@ -102,8 +102,9 @@ def main():
         f"{100 * min(d_area):+.2f} % … {100 * max(d_area):+.2f} % of the standard flow's (stated tolerance "
         f"± {100 * REUSE_AREA_TOLERANCE:.1f} %), area_rel within {100 * min(d_rel):+.2f} % … "
         f"{100 * max(d_rel):+.2f} %. "
-        f"yosys CPU per unit, mean by r and kind (OCP MX apart) × the paper space's {sum(units.values())} units (without the 3 FP8 units): "
-        f"standard ≈ {est['standard']:,.0f} CPU-s (at least: r = 64 counted at the reuse flow's figure), reuse ≈ {est['reuse']:,.0f} CPU-s "
+        f"yosys CPU per unit, mean by r and kind (OCP MX apart) × the paper space's {sum(units.values())} units "
+        f"(without the 3 FP8 units): standard ≈ {est['standard']:,.0f} CPU-s (at least: r = 64 counted at the "
+        f"reuse flow's figure), reuse ≈ {est['reuse']:,.0f} CPU-s "
         f"({est['standard'] / est['reuse']:.1f}x); on 2 cores the reuse flow's synthesis alone is ≈ "
         f"{est['reuse'] / 2 / 60:.0f} min. CPU seconds measured when each unit was computed ({machine()}).")
     text = "\n".join(lines) + "\n" + summary
