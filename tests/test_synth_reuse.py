@@ -147,7 +147,7 @@ def test_reuse_area_of_a_dot_unit_is_the_flat_area_within_the_stated_tolerance()
     assert flat["reused_multipliers"] == 0 and reuse["reused_multipliers"] == 4
     assert reuse["flip_flops"] == flat["flip_flops"]  # same registers: only the combinational mapping differs
     assert abs(reuse["area_um2"] / flat["area_um2"] - 1) <= flow.REUSE_AREA_TOLERANCE
-    # 2x2 multipliers (m = 1) are too narrow to take out: the reuse flow is then the flat flow, area and all
-    narrow = to_verilog(build_unit(unit="dot", format="bdr_m1_k4_d8_k2_d1", r=4, f=12, io_registers=True), "dotn")
+    # 2x2 multipliers (m = 1) are too narrow to take out: the reuse flow is then the flat flow, area and all (r = 2)
+    narrow = to_verilog(build_unit(unit="dot", format="bdr_m1_k2_d8_k1_d1", r=2, f=8, io_registers=True), "dotn")
     flat, reuse = synthesize(narrow, "dotn"), synthesize(narrow, "dotn", reuse=True)
     assert reuse["reused_multipliers"] == 0 and reuse["area_um2"] == flat["area_um2"]
