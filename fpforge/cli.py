@@ -164,10 +164,10 @@ def _unit_kwargs(args):
         rounding = tuple(fmt.roundings)
     else:
         rounding = tuple(r.strip() for r in args.rounding.split(",") if r.strip())
-    if args.ieee_denormals:
-        from .golden.minifloat import with_denormals
+    if args.ieee_denormals:  # sugar for the variant descriptor (build_unit resolves --paper-literal)
+        from .golden.formats import resolve_variant
 
-        with_denormals(fmt, True)  # one clear line for a format without the guide's denormals
+        fmt = resolve_variant(fmt, ieee_denormals=args.ieee_denormals)
     if args.unit in ("decoder", "block-decoder") and (args.rounding is not None or args.saturate or args.sat_port
             or args.nan_to_zero or args.paper_literal):
         raise UsageError("a decoder is exact: --rounding, --saturate, --sat-port, --nan-to-zero and "
@@ -181,7 +181,6 @@ def _unit_kwargs(args):
         unit=args.unit, format=fmt.name, source=args.source, target=args.target, rounding=rounding,
         saturate="runtime" if args.sat_port else bool(args.saturate), nan_to_zero=args.nan_to_zero,
         **({"paper_literal": True} if args.paper_literal else {}),
-        **({"ieee_denormals": True} if args.ieee_denormals else {}),
         latency=args.latency, rand_bits=args.rand_bits or DEFAULT_RAND_BITS, seed=args.seed,
     ))
 
@@ -196,34 +195,35 @@ def _build(args):
 
 
 # -- commands -----------------------------------------------------------------------------------------
-def cmd_formats(args):
-    from .golden import SOURCES, get_format, list_formats
+def _format_row(name):
+    from .golden import get_format
 
-    rows = [("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")]
-    for name in list_formats():
-        f = get_format(name)
-        if getattr(f, "kind", None) == "block":
-            continue
-        if getattr(f, "runtime_bias", False):  # limits scale with 2^-B for run-time bias B
-            f0 = f.at(0)
-            limits = [f"{f0.max_value:.6g}·2^-B", f"{f0.min_normal:.6g}·2^-B", f"{f0.min_subnormal:.6g}·2^-B"]
-        else:
-            limits = [f"{f.max_value:.6g}", f"{f.min_normal:.6g}",
-                      "flushed" if getattr(f, "ftz", False) else f"{f.min_subnormal:.6g}"]
-        rows.append((name, str(f.bits), f.layout, *limits,
-                     "-" if name in SOURCES else ",".join(f.roundings), f.title))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    f = get_format(name)
+    if f.runtime_bias:  # limits scale with 2^-B for run-time bias B
+        f0 = f.at(0)
+        limits = [f"{f0.max_value:.6g}·2^-B", f"{f0.min_normal:.6g}·2^-B", f"{f0.min_subnormal:.6g}·2^-B"]
+    else:
+        limits = [f"{f.max_value:.6g}", f"{f.min_normal:.6g}", "flushed" if f.ftz else f"{f.min_subnormal:.6g}"]
+    return (name, str(f.bits), f.layout, *limits, "-" if f.dtype is not None else ",".join(f.roundings), f.title)
+
+
+def cmd_formats(args):
+    from .golden import get_format, list_formats
+
+    head = ("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")
+    variants = list_formats(kind="variant")
+    scalar = [n for n in list_formats(kind="source") + list_formats(kind="scalar") if n not in variants]
+    print(_table_text([head] + [_format_row(n) for n in scalar]), end="")
+    print("\nvariants (<format>_<variant>; `--ieee-denormals`, `--paper-literal` name them too)")
+    print(_table_text([("variant", "of", *head[1:])] + [(n, get_format(n).base.name, *_format_row(n)[1:])
+                                                         for n in variants]), end="")
     rows = [("block format", "bits/element", "block bits", "k1", "layout", "roundings", "")]
     for name in list_formats(kind="block"):
         f = get_format(name)
         rows.append((name, f"{float(f.bits_per_element):g}", str(f.block_bits), str(f.k1), f.layout,
                      ",".join(f.roundings), f.title))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     print()
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    print(_table_text(rows), end="")
     print("\nAny BDR point: bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>, or --format bdr --m --k1 --d1 --k2 --d2.")
     return 0
 
@@ -235,17 +235,17 @@ def _table_text(rows):
 
 def cmd_table(args):
     from .golden import decode, get_format
-    from .golden.formats import TaperedFormat
-    from .golden.minifloat import with_denormals
+    from .golden.contract import ScalarFormat
+    from .golden.formats import resolve_variant
     from .golden.summary import bias_ranges, code_class, code_fields, summary_table
 
     if args.bias is not None and not 0 <= args.bias <= 63:
         raise UsageError(f"--bias must be in 0..63, not {args.bias}")
     fmts = [get_format(f) for f in args.format]
-    runtime = [f for f in fmts if getattr(f, "runtime_bias", False)]
+    runtime = [f for f in fmts if isinstance(f, ScalarFormat) and f.runtime_bias]
     if args.ieee_denormals:
         for f in fmts:
-            with_denormals(f, True)  # one clear line for a format without the guide's denormals
+            resolve_variant(f, ieee_denormals=True)  # one clear line for a format without the guide's denormals
     if args.ranges:
         if args.summary or args.bias is not None:
             raise UsageError("--ranges lists every bias; it takes neither --summary nor --bias")
@@ -276,10 +276,10 @@ def cmd_table(args):
     if len(fmts) != 1:
         raise UsageError("table takes one format (or --summary FMT [FMT ...])")
     fmt = fmts[0]
-    if getattr(fmt, "kind", None) == "block":
+    if not isinstance(fmt, ScalarFormat):
         raise UsageError(f"{fmt.name!r} is a block format: `fpforge formats` lists its layout; tables list "
                          "scalar formats of up to 16 bits")
-    if getattr(fmt, "runtime_bias", False):
+    if fmt.runtime_bias:
         if args.bias is None:
             raise UsageError(f"{fmt.name} has a run-time bias: give --bias B (0..63), or --ranges for every bias")
     elif args.bias is not None:
@@ -296,17 +296,15 @@ def cmd_table(args):
     vals = decode(fmt, codes, **kw).astype(np.float64)
     cls = code_class(fmt, codes)
     digits = (fmt.bits + 3) // 4
-    tapered = isinstance(fmt, TaperedFormat)
+    concrete = resolve_variant(fmt, ieee_denormals=args.ieee_denormals).at(args.bias)
     head = f"# {fmt.name}: {fmt.title}"
     if args.bias is not None:
         head += f"; bias {args.bias}" + (", IEEE denormals" if args.ieee_denormals else "")
-    lines = [head, "code  bits  value  class" + ("  fields (S|dot|Em|M or S|DML|M)  meaning" if tapered else "")]
+    lines = [head, "code  bits  value  class  fields (S|E|M; HiF8: S|dot|Em|M or S|DML|M)  meaning"]
     for c in codes:
-        line = f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}"
-        if tapered:
-            fields, meaning = code_fields(fmt, int(c))
-            line += "  " + "|".join(f or "-" for f in fields) + "  " + meaning
-        lines.append(line)
+        fields, meaning = code_fields(concrete, int(c))
+        lines.append(f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}  "
+                     + "|".join(f or "-" for f in fields) + "  " + meaning)
     _write_report(args, "\n".join(lines) + "\n")
     return 0
 
@@ -388,6 +386,7 @@ def cmd_qsnr(args):
     import time
 
     from .golden import get_format
+    from .golden.contract import BlockFormatLike
     from .golden.qsnr import DEFAULT_TABLE, qsnr_table
 
     if args.vectors < 1 or args.length < 1:
@@ -397,7 +396,7 @@ def cmd_qsnr(args):
         raise UsageError("--formats names no format (e.g. --formats mx9,e4m3)")
     fmts = [get_format(n) for n in names]
     for f in fmts:
-        if getattr(f, "kind", None) == "block" and args.length % f.k1:
+        if isinstance(f, BlockFormatLike) and args.length % f.k1:
             raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
     t0 = time.monotonic()
     rows = qsnr_table(fmts, n_vectors=args.vectors, length=args.length, seed=args.seed, rounding=args.rounding)

@@ -23,8 +23,9 @@ import math
 
 import numpy as np
 
-from .block import BlockFormat, MXFormat, quantize
-from .formats import FloatFormat, TaperedFormat, get_format
+from .block import BlockFormat, quantize
+from .contract import BlockFormatLike, ScalarFormat
+from .formats import get_format
 from .minifloat import decode, encode
 
 __all__ = ["DEFAULT_TABLE", "gaussian_vectors", "qsnr", "qsnr_bound", "qsnr_table", "quantize_scaled"]
@@ -62,9 +63,9 @@ def qsnr(fmt, x, *, rounding=None, seed=None) -> np.ndarray:
     """
     fmt = get_format(fmt)
     x = np.asarray(x)
-    if isinstance(fmt, (BlockFormat, MXFormat)):
+    if isinstance(fmt, BlockFormatLike):
         q = quantize(fmt, x, rounding=rounding, seed=seed).astype(np.float64)
-    elif isinstance(fmt, (FloatFormat, TaperedFormat)):
+    elif isinstance(fmt, ScalarFormat):
         if rounding == "sr" or (rounding is None and fmt.roundings[0] == "sr"):
             raise ValueError("qsnr of scalar formats supports deterministic roundings only")
         q = quantize_scaled(fmt, x, rounding)
@@ -99,9 +100,9 @@ def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, r
     rows = []
     for name in formats:
         fmt = get_format(name)
-        r = rounding if rounding in getattr(fmt, "roundings", ()) else None
+        r = rounding if rounding in fmt.roundings else None
         q = qsnr(fmt, x, rounding=r, seed=seed)
-        bits = float(fmt.bits_per_element) if isinstance(fmt, (BlockFormat, MXFormat)) else float(fmt.bits)
+        bits = float(fmt.bits_per_element) if isinstance(fmt, BlockFormatLike) else float(fmt.bits)
         rows.append(dict(name=fmt.name, bits=bits, mean=float(q.mean()), std=float(q.std()),
                          p5=float(np.percentile(q, 5)), min=float(q.min()),
                          bound=qsnr_bound(fmt, r or fmt.roundings[0]) if isinstance(fmt, BlockFormat) else None,

@@ -3,16 +3,19 @@
 from amaranth.back import verilog
 
 from .. import __version__
+from ..golden.contract import BlockFormatLike
+from ..golden.errors import FpforgeValueError
+from ..golden.floatformat import FloatFormat
+from ..golden.formats import get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.formats import TaperedFormat, get_format
-from ..golden.block import BlockFormat, MXFormat
-from ..golden.minifloat import with_denormals
 from ..golden.tapered import with_compat
+from ..golden.taperedformat import TaperedFormat
 from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
-from .dot import DotProduct, RegisteredIO
+from .dot import DotProduct
 from .hif8 import HiF8Decoder, HiF8Encoder
-from .pipeline import Pipeline
+from .names import format_label, module_suffix
+from .pipeline import Pipeline, RegisteredIO
 from .scaling import ScaledEncoder
 
 __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
@@ -24,6 +27,10 @@ __all__ = ["LINT_WAIVERS", "UNITS", "build_unit", "default_name", "to_verilog"]
 LINT_WAIVERS = ("WIDTHEXPAND", "WIDTHTRUNC", "UNUSEDSIGNAL", "DECLFILENAME", "PROCASSINIT", "CASEINCOMPLETE")
 
 UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
+
+#: The gateware of each scalar descriptor class: ``class: (encoder, decoder)`` (the one place a descriptor's
+#: class picks code; everything the units need they read from the descriptor).
+SCALAR_GATEWARE = {FloatFormat: (Encoder, Decoder), TaperedFormat: (HiF8Encoder, HiF8Decoder)}
 
 
 def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, saturate=False,
@@ -37,10 +44,12 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
     :class:`~fpforge.hw.scaling.ScaledEncoder` (``lanes`` values per transfer, ``scaling`` ``fp32`` or
     ``pow2``, ``latency`` >= 1).
 
-    The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
-    formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
-    mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port; ``ieee_denormals`` switches
-    its denormals to IEEE's; ``compat="ascend"`` picks HiF8's Ascend-compatible descriptor (``hif8_ascend``).
+    The format's descriptor picks the gateware (:data:`SCALAR_GATEWARE`: ``Encoder``/``Decoder`` for
+    sign/exponent/mantissa formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to
+    the format's first mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port.
+    ``ieee_denormals``, ``paper_literal`` and ``compat="ascend"`` are sugar for the variants
+    ``<format>_ieee``, ``hif8_literal`` and ``hif8_ascend`` (resolved here; the gateware takes the variant
+    descriptor).
 
     Raises
     ------
@@ -72,7 +81,7 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
     if io_registers:
         raise ValueError("io_registers applies to dot units")
     fmt = with_compat(get_format(format), compat)
-    block = isinstance(fmt, (BlockFormat, MXFormat))
+    block = isinstance(fmt, BlockFormatLike)
     if unit.startswith("block-") != block:
         kind = "block" if block else "scalar"
         valid = "block-encoder, block-decoder" if block else "encoder, decoder"
@@ -86,22 +95,16 @@ def build_unit(unit, *, format, source="fp32", target="fp32", rounding=None, sat
         else:
             core = BlockDecoder(fmt, target)
         return core if latency == 0 else Pipeline(core, latency, seed)
-    tapered = isinstance(fmt, TaperedFormat)
+    fmt = resolve_variant(fmt, ieee_denormals=ieee_denormals, paper_literal=paper_literal)
+    encoder, decoder = SCALAR_GATEWARE[type(fmt)]
     if unit == "encoder":
         if rounding is None:
             rounding = fmt.roundings[:1]
-        if tapered:
-            with_denormals(fmt, ieee_denormals)  # (rejects the option with a clear message)
-            core = HiF8Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, paper_literal)
-        else:
-            if paper_literal:
-                raise ValueError("paper_literal applies to HiF8 hybrid rounding only")
-            core = Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, ieee_denormals)
-    elif tapered:
-        with_denormals(fmt, ieee_denormals)
-        core = HiF8Decoder(fmt, target)
+        if paper_literal and "hr" not in ((rounding,) if isinstance(rounding, str) else rounding):
+            raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
+        core = encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits)
     else:
-        core = Decoder(fmt, target, ieee_denormals)
+        core = decoder(fmt, target)
     return core if latency == 0 else Pipeline(core, latency, seed)
 
 
@@ -114,18 +117,16 @@ def default_name(component):
     core = getattr(component, "core", component)
     if isinstance(component, ScaledEncoder):
         c = core.config
-        return (f"fpforge_senc_{c['source']}_{c['fmt'].name}_{c['scaling']}_x{c['lanes']}"
-                + ("_ieeedn" if c["ieee_denormals"] else "") + f"_l{component.latency}")
+        return (f"fpforge_senc_{c['source']}_{format_label(c['fmt'])}_{c['scaling']}_x{c['lanes']}"
+                + module_suffix(c["fmt"]) + f"_l{component.latency}")
     if isinstance(core, BlockEncoder):
         name = f"fpforge_benc_{core.source.name}_{core.format.name}"
     elif isinstance(core, BlockDecoder):
         name = f"fpforge_bdec_{core.format.name}_fp32"
     elif isinstance(core, (Encoder, HiF8Encoder)):
-        name = f"fpforge_enc_{core.source.name}_{core.format.name}"
+        name = f"fpforge_enc_{core.source.name}_{format_label(core.format)}{module_suffix(core.format)}"
     else:
-        name = f"fpforge_dec_{core.format.name}_{core.target.name}"
-    if getattr(core, "ieee_denormals", False):
-        name += "_ieeedn"
+        name = f"fpforge_dec_{format_label(core.format)}_{core.target.name}{module_suffix(core.format)}"
     return name + (f"_l{component.latency}" if component is not core else "")
 
 
