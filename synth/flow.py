@@ -371,8 +371,8 @@ def reusable_multipliers(rtlil: str) -> list[str]:
     """Names of the ``$mul`` cells of an RTLIL dump that the reuse flow synthesizes apart: unsigned, both
     operands at least :data:`REUSE_MIN_WIDTH` bits wide and without a constant bit. The others stay in
     place: a constant operand would be lost to the separate module; a narrow multiplier saves no time and
-    is where ABC's optimization across its boundary matters most (+15 % area for 2x2 multipliers at m = 1);
-    signed multipliers (MXINT8) came out 9 % larger apart (bench/sweep_reuse.py)."""
+    is where ABC's optimization across its boundary matters most (+15 % area for 2x2 multipliers at m = 1,
+    bench/sweep_reuse.py); signed ones are not measured apart."""
     names, cell, ok, params = [], None, True, {}
     for line in rtlil.splitlines():
         words = line.split()
