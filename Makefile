@@ -48,6 +48,7 @@ area:
 	$(PY) -m fpforge sweep area-dot --results
 	$(PY) -m fpforge sweep area-p3109 --results
 
-# The MX paper's Fig. 7: 811 points (cold: long, see docs/sweep.md), figure, CSV and claims in docs/results.md.
+# The MX paper's Fig. 7: 811 points (the space's reuse flow; cold: long, see docs/sweep.md), figure, CSV and claims
+# in docs/results.md.
 sweep-paper:
 	$(PY) -m fpforge sweep paper --claims --results

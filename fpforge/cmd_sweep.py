@@ -14,6 +14,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers):
     from .sweep import SPACES
     from .sweep.area import AREA_SPACES
+    from .sweep.space import FLOWS
 
     names = ", ".join([*SPACES, *AREA_SPACES])
     p = subparsers.add_parser("sweep", help="design-space sweep (the MX paper's Fig. 7) or an area table, cached, "
@@ -38,9 +39,10 @@ def add_parser(subparsers):
     p.add_argument("--vectors", type=int, default=None, help="QSNR vectors (default: the space's, 10000)")
     p.add_argument("--seed", type=int, default=None, help="seed of the QSNR vectors (default: the space's, 0)")
     p.add_argument("--no-synth", action="store_true", help="QSNR, bits and memory only: no synthesis")
-    p.add_argument("--flow", choices=("standard", "fast"), default=None,
-                   help="synthesis flow (default: the space's, standard = fpforge synth's); fast skips synth's "
-                        "generic ABC pass: ~1.6-1.9x faster, areas 1-4 %% larger (docs/sweep.md)")
+    p.add_argument("--flow", choices=FLOWS, default=None,
+                   help="synthesis flow (default: the space's, standard = fpforge synth's); reuse synthesizes each "
+                        "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
+                        "(docs/sweep.md)")
 
 
 def _check_out(path, exts, what):

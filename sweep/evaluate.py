@@ -9,7 +9,8 @@ Cache keys (:func:`numerics_key`, :func:`verilog_key`, :func:`area_key`) hold wh
   ``f = "auto"``, and a hash of the golden model's source;
 * Verilog: the unit configuration (the keyword dict of ``fpforge.hw.build_unit``; one function,
   :func:`unit_spec`, builds it, so typed unit specs can replace it), a hash of the gateware generator's
-  and golden model's source and the Amaranth version; the result is the Verilog's SHA-256 and top name;
+  and golden model's source and the Amaranth version; the result is the Verilog's SHA-256, its top name
+  and the Verilog itself (zlib, base64: the area task synthesizes it without generating it again);
 * area: that SHA-256 and top name (the generated Verilog itself), the liberty file's SHA-256, the ABC
   script, the flow and the yosys build and version. A change of fpforge's source regenerates the Verilog
   (cheap) and resynthesizes only the units whose Verilog changed; a warm rerun only reads files.
@@ -17,10 +18,12 @@ Cache keys (:func:`numerics_key`, :func:`verilog_key`, :func:`area_key`) hold wh
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import resource
 import time
+import zlib
 from importlib import metadata
 from pathlib import Path
 
@@ -87,6 +90,10 @@ def area_key(task) -> dict:
                yosys=list(yosys_backend()))
     if task.get("pre_abc") is False:
         key["pre_abc"] = False
+    if task.get("reuse"):
+        from ..synth.flow import REUSE_RULE
+
+        key["reuse"] = REUSE_RULE
     return key
 
 
@@ -203,21 +210,28 @@ def _generate(unit_cfg):
 
 
 def verilog_task(task) -> dict:
-    """Generate the unit ``task["unit"]``: its top module name and the SHA-256 of its Verilog."""
+    """Generate the unit ``task["unit"]``: its top module name, the SHA-256 of its Verilog and the Verilog
+    (``verilog_zlib``: zlib-compressed, base64; a few kB)."""
     t0 = time.perf_counter()
     top, verilog = _generate(task["unit"])
-    return dict(top=top, verilog_sha256=hashlib.sha256(verilog.encode()).hexdigest(),
-                generate_s=round(time.perf_counter() - t0, 3))
+    data = verilog.encode()
+    packed = base64.b64encode(zlib.compress(data, 6)).decode("ascii")
+    return dict(top=top, verilog_sha256=hashlib.sha256(data).hexdigest(),
+                generate_s=round(time.perf_counter() - t0, 3), verilog_zlib=packed)
 
 
 def area_task(task) -> dict:
     """Synthesize the unit ``task["unit"]`` (a ``build_unit`` keyword dict), whose Verilog must hash to
     ``task["verilog_sha256"]``, onto ``task["liberty"]`` (None: the bundled library) with the task's ABC
-    script and flow; the area report plus synthesis times (wall, and yosys CPU)."""
+    script and flow; the area report plus synthesis times (wall, and yosys CPU). The Verilog is
+    ``task["verilog_zlib"]`` (from :func:`verilog_task`) when the task carries it, else generated here."""
     from ..golden.errors import ToolError
     from ..synth import synthesize, yosys_backend
 
-    top, verilog = _generate(task["unit"])
+    if task.get("verilog_zlib"):
+        top, verilog = task["top"], zlib.decompress(base64.b64decode(task["verilog_zlib"])).decode()
+    else:
+        top, verilog = _generate(task["unit"])
     sha = hashlib.sha256(verilog.encode()).hexdigest()
     if task.get("verilog_sha256") not in (None, sha) or task.get("top") not in (None, top):
         raise ToolError(f"the Verilog of {top} differs between two generations on this worker and the client "
@@ -225,9 +239,12 @@ def area_task(task) -> dict:
     t1 = time.perf_counter()
     c1 = _child_cpu()
     rep = synthesize(verilog, top, liberty=task.get("liberty"), abc_script=_abc_script(task),
-                     pre_abc=task.get("pre_abc", True))
+                     pre_abc=task.get("pre_abc", True), reuse=bool(task.get("reuse")))
     t2 = time.perf_counter()
     backend, version = yosys_backend()
-    return dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
-                flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top, verilog_sha256=sha,
-                yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
+    out = dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
+               flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top, verilog_sha256=sha,
+               yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
+    if task.get("reuse"):
+        out["reused_multipliers"] = rep["reused_multipliers"]
+    return out

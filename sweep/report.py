@@ -48,7 +48,8 @@ def write_results(result, command, results_path=None) -> Path:
     lines = [f"## Design-space sweep `{sp.name}` (the MX paper's Fig. 7)",
              f"{len(result.rows)} points, r = {sp.r} (k1 where k1 > r), f = {sp.f}, QSNR over {sp.vectors:,} "
              f"Gaussian vectors of 256 values (σ = 2^U(−8, 8) per vector, seed {sp.seed}); area: the paper's "
-             "method (combinational, I/O registers only), yosys onto fpforge45.lib; cost = area / FP8 unit's "
+             f"method (combinational, I/O registers only), yosys ({sp.flow} flow) onto fpforge45.lib; cost = area / "
+             "FP8 unit's "
              "at the same r and f × 64-byte accesses per 256-element tile / FP8's. "
              f"Full table: [results/{sp.name}.csv](results/{sp.name}.csv); method: [sweep.md](sweep.md). "
              + (f"{len(result.failures)} point(s) failed. " if result.failures else "")

@@ -37,17 +37,25 @@ def _numerics(space, p, auto):
     return task
 
 
+#: Units the reuse flow leaves to the standard flow: MXINT8's magnitudes come out of a two's-complement
+#: absolute value, and its multipliers synthesized apart came out 9 % larger than flat (bench/sweep_reuse.py).
+REUSE_STANDARD = ("mxint8",)
+
+
 def _area(space, unit):
     task = dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
+    elif space.flow == "reuse" and unit.get("format") not in REUSE_STANDARD:
+        task["reuse"] = True
     return task
 
 
 def _size(task):
-    """Rough synthesis effort of an area task (big units first balances the workers)."""
+    """Rough synthesis effort of an area task: the size of its Verilog, then r (the longest first keeps both
+    workers busy to the end instead of leaving one r = 64 unit running alone)."""
     u = task.get("unit", {})
-    return (u.get("r", 0), str(u.get("format")))
+    return (len(task.get("verilog_zlib") or ""), u.get("r", 0), str(u.get("format")))
 
 
 def synthesize_units(requests, ex, store, label, stats, others=()):
@@ -65,10 +73,10 @@ def synthesize_units(requests, ex, store, label, stats, others=()):
         if isinstance(v, TaskFailure):
             failed[canonical_json(r)] = v
         else:
-            synth.append(dict(r, verilog_sha256=v["verilog_sha256"], top=v["top"]))
+            synth.append(dict(r, verilog_sha256=v["verilog_sha256"], top=v["top"], verilog_zlib=v.get("verilog_zlib")))
     done = _run(evaluate, sorted(synth, key=_size, reverse=True), ex, store, label, stats)
     for t in synth:
-        req = {k: v for k, v in t.items() if k not in ("verilog_sha256", "top")}
+        req = {k: v for k, v in t.items() if k not in ("verilog_sha256", "top", "verilog_zlib")}
         out[canonical_json(req)] = done[canonical_json(t)]
     out.update(failed)
     return out

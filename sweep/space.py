@@ -15,7 +15,7 @@ list of points. Points come from ``[[grid]]`` tables (the cartesian product of t
     [synth]                           # optional
     liberty = "path/to/cells.lib"     # default: the bundled fpforge45.lib
     abc_script = "..."                # default: fpforge.synth.DEFAULT_ABC_SCRIPT (fast flow: FAST_ABC_SCRIPT)
-    flow = "standard"                 # or "fast": synth -noabc (about 2x faster, areas within ~1 %)
+    flow = "standard"                 # "fast": synth -noabc; "reuse": multipliers synthesized once per shape
     [[grid]]
     family = "bdr"                    # bdr (default) or int
     m  = [2, 4]                       # an integer or a list, every key
@@ -61,8 +61,9 @@ DEFAULT_SEED = 0
 VECTOR_LENGTH = 256
 FAMILIES = ("bdr", "ocp", "fp", "int")
 #: Synthesis flows: ``standard`` is ``fpforge synth``'s; ``fast`` skips synth's generic ABC pass
-#: (``pre_abc=False``) and maps with ``FAST_ABC_SCRIPT`` unless the space names its own script.
-FLOWS = ("standard", "fast")
+#: (``pre_abc=False``) and maps with ``FAST_ABC_SCRIPT`` unless the space names its own script; ``reuse`` is
+#: the standard flow with each multiplier synthesized once per shape and counted per instance (``reuse=True``).
+FLOWS = ("standard", "fast", "reuse")
 
 _BDR_PRESETS = ("mx9", "mx6", "mx4", "msfp12", "msfp16")
 _OCP_PRESETS = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")

@@ -35,8 +35,10 @@ def paper() -> Space:
                                  d2=[1, 2, 3, 4]), "paper: ")
         pts += _grid_points(dict(family="bdr", m=m, k1=[2, 4, 8, 16, 32, 64], d1=8, k2=1, d2=0), "paper: ")
     pts += _grid_points(dict(family="int", m=list(PAPER_M[1:])), "paper: ")
-    return Space("paper", pts, r=16, f=24, description="the MX paper's Fig. 7 sweep: BDR over m, k1, k2, d2 (d1 = 8), "
-                 "BFP/MSFP, INT-like, FP8 and OCP MX")
+    # flow "reuse": each multiplier shape synthesized once and counted per instance, ~2x faster than the standard
+    # flow, areas within fpforge.synth.flow.REUSE_AREA_TOLERANCE of it (docs/sweep.md, "The reuse flow")
+    return Space("paper", pts, r=16, f=24, flow="reuse", description="the MX paper's Fig. 7 sweep: BDR over m, k1, "
+                 "k2, d2 (d1 = 8), BFP/MSFP, INT-like, FP8 and OCP MX")
 
 
 def paper_sample() -> Space:
@@ -46,7 +48,7 @@ def paper_sample() -> Space:
     named = [p for p in full.points if not p["name"].startswith("bdr_")]
     claims = {f"bdr_m{m}_k16_d8_k{k2}_d{d2}" for m in (7, 4, 2) for k2, d2 in ((2, 2), (8, 1), (1, 1))}
     pairs = [p for p in full.points if p["name"] in claims]
-    return Space("paper-sample", named + pairs + full.points[::10], r=full.r, f=full.f,
+    return Space("paper-sample", named + pairs + full.points[::10], r=full.r, f=full.f, flow=full.flow,
                  description="every 10th point of the paper space, its named formats and the claims' pairs")
 
 

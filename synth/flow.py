@@ -77,9 +77,14 @@ __all__ = [
     "DEFAULT_ABC_SCRIPT",
     "FAST_ABC_SCRIPT",
     "DEFAULT_LIBERTY",
+    "REUSE_AREA_TOLERANCE",
+    "REUSE_MIN_WIDTH",
+    "REUSE_MODULE",
+    "REUSE_RULE",
     "SynthError",
     "format_report",
     "nand2_reference",
+    "reusable_multipliers",
     "synthesize",
 ]
 
@@ -96,6 +101,35 @@ DEFAULT_ABC_SCRIPT: str = "strash; &get -n; &dch -f; &nf; &put"
 FAST_ABC_SCRIPT: str = "strash; dc2; &get -n; &dch -f; &nf; &put"
 
 _DEFAULT_TIMEOUT_S = 600.0
+
+#: The module every reused multiplier becomes (``reuse=True``): yosys' own ``$mul`` semantics (simlib),
+#: parametric, so ``hierarchy`` derives one module per distinct shape and every instance shares it.
+REUSE_MODULE = "fpforge_reuse_mul"
+_REUSE_MUL_V = f"""module {REUSE_MODULE} #(parameter A_SIGNED = 0, parameter B_SIGNED = 0, parameter A_WIDTH = 1,
+    parameter B_WIDTH = 1, parameter Y_WIDTH = 1) (input [A_WIDTH-1:0] A, input [B_WIDTH-1:0] B,
+    output [Y_WIDTH-1:0] Y);
+  generate
+    if (A_SIGNED && B_SIGNED) begin : s
+      assign Y = $signed(A) * $signed(B);
+    end else begin : u
+      assign Y = A * B;
+    end
+  endgenerate
+endmodule
+"""
+
+#: The stated bound of ``|area(reuse=True) / area(reuse=False) - 1|`` on the dot units (docs/sweep.md; measured
+#: by ``bench/sweep_reuse.py`` on a sample of the ``paper`` space, checked on a real dot unit by the tests).
+REUSE_AREA_TOLERANCE: float = 0.025
+#: Narrowest multiplier operand (bits) the reuse flow takes out (:func:`reusable_multipliers`).
+REUSE_MIN_WIDTH: int = 4
+#: What the reuse flow does, in the sweep's cache key (a change of the rule must not reuse old areas).
+REUSE_RULE: str = f"unsigned $mul, operands >= {REUSE_MIN_WIDTH} bits, no constant bit"
+
+#: ``synth``'s coarse passes up to word-level arithmetic extraction (yosys 0.70 ``help synth``): run before
+#: the multipliers are taken out, so that they have the widths the flat flow gives them.
+_COARSE_FRONT = ("proc", "flatten", "opt_expr", "opt_clean", "opt -nodffe -nosdff", "fsm", "opt", "wreduce", "peepopt",
+                 "opt_clean")
 
 
 def _collect_verilog(verilog: str | Path | Sequence[str | Path]) -> list[tuple[str, str | Path]]:
@@ -136,6 +170,7 @@ def synthesize(
     timeout: float | None = _DEFAULT_TIMEOUT_S,
     netlist: bool = False,
     pre_abc: bool = True,
+    reuse: bool = False,
 ) -> dict:
     """Synthesize a Verilog design to Liberty cells and report its area.
 
@@ -166,12 +201,22 @@ def synthesize(
         ``synth`` is skipped and the liberty ABC run maps the techmapped
         gates directly (about 2x faster on dot units; pair it with
         :data:`FAST_ABC_SCRIPT`, which restores most of the area).
+    reuse : bool, default False
+        Synthesize each multiplier once per distinct shape and count it once per instance: the design is
+        flattened and taken through ``synth``'s coarse passes, then every ``$mul`` cell that
+        :func:`reusable_multipliers` accepts (unsigned, operands of at least :data:`REUSE_MIN_WIDTH` bits,
+        no constant bit) becomes an instance of :data:`REUSE_MODULE` (one derived module per shape, kept as
+        a submodule; ``stat -top`` multiplies its area by its instances); with none, the flat flow runs
+        as is. About 2x less yosys CPU on dot units with m >= 4 (a dot unit holds r multipliers); ABC no
+        longer optimizes across a multiplier's boundary: areas within :data:`REUSE_AREA_TOLERANCE` of the
+        flat flow's (docs/sweep.md, "The reuse flow").
 
     Returns
     -------
     dict
         JSON-serialisable report with keys ``top``, ``liberty`` (file name
-        only), ``abc_script``, ``pre_abc``, ``yosys_version``, ``cells`` (type -> count),
+        only), ``abc_script``, ``pre_abc``, ``reuse``, ``reused_multipliers`` (instances of
+        :data:`REUSE_MODULE`; 0 without ``reuse``), ``yosys_version``, ``cells`` (type -> count),
         ``cell_count``, ``area_um2``, ``nand2_cell``, ``nand2_area_um2``,
         ``ge``, ``flip_flops`` and ``logic_depth`` (see the module docstring
         for the definitions of GE and depth).
@@ -188,6 +233,9 @@ def synthesize(
     script = DEFAULT_ABC_SCRIPT if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
+    if reuse and keep_hierarchy:
+        raise SynthError("reuse flattens the design before it takes the multipliers out: it cannot be combined "
+                         "with keep_hierarchy=True")
     sources = _collect_verilog(verilog)
     _yosys_command()  # no yosys: fail before writing anything
 
@@ -210,15 +258,20 @@ def synthesize(
             read_cmds.append(f"read_verilog{sv} {_tcl_word('src/' + name)}")
         (work / "abc.script").write_text(script.strip() + "\n")
 
-        flat = ("" if keep_hierarchy else " -flatten") + ("" if pre_abc else " -noabc")
+        front, reused = read_cmds, 0
+        if reuse:
+            front, reused = _reuse_front(work, top, read_cmds, timeout,
+                                         lambda proc, log: _fail(proc, log, top, lib_path, script, work))
+        # nothing to reuse: the flat flow itself, so that its area is the standard flow's exactly
+        opts = ("" if keep_hierarchy or reused else " -flatten") + ("" if pre_abc else " -noabc")
         ys = "\n".join(
             [
-                *read_cmds,
-                f"synth -top {top}{flat}",
+                *front,
+                f"synth -top {top}{opts}",
                 f"dfflibmap -liberty {lib_name}",
                 f"abc -liberty {lib_name} -script abc.script",
                 "opt_clean",
-                f"tee -q -o stat.json stat -json -liberty {lib_name}",
+                f"tee -q -o stat.json stat -json -liberty {lib_name}" + (f" -top {top}" if reuse else ""),
                 f"read_liberty -lib {lib_name}",
                 "flatten",
                 "write_json netlist.json",
@@ -231,15 +284,7 @@ def synthesize(
         # the work directory too, so nothing survives even a killed run.
         proc, log = run_script(work, "flow.ys", timeout, f" synthesizing {top!r}")
         if proc.returncode != 0 or not (work / "netlist.json").exists():
-            line = _crash_summary(proc.stderr, log) or _last_error_line(log, proc.stdout, proc.stderr)
-            if "Can't open ABC output file" in line:
-                # ABC exits silently inside yowasp; say what usually causes it.
-                line = (
-                    f"ABC produced no mapped netlist (ABC rejected the liberty "
-                    f"{lib_path.name} -- e.g. malformed timing tables or no buffer/inverter "
-                    f"cell -- or the ABC script {script!r})"
-                )
-            raise SynthError(_one_line(f"yosys failed synthesizing {top!r}: {line}", work))
+            _fail(proc, log, top, lib_path, script, work)
         try:
             stat = json.loads((work / "stat.json").read_text())
             netlist_json = json.loads((work / "netlist.json").read_text())
@@ -267,7 +312,7 @@ def synthesize(
         ctype = ctype[1:] if ctype.startswith("\\") else ctype
         if ctype in lib.cells:
             by_type[ctype] = by_type.get(ctype, 0) + int(count)
-        elif ctype.startswith("$"):
+        elif ctype.startswith("$") and not ctype.startswith("$paramod"):
             if ctype != "$scopeinfo":
                 unmapped[ctype] = unmapped.get(ctype, 0) + int(count)
         # anything else is a submodule instance of the hierarchy: not a leaf cell
@@ -288,6 +333,8 @@ def synthesize(
         "liberty": lib_path.name,
         "abc_script": script,
         "pre_abc": pre_abc,
+        "reuse": reuse,
+        "reused_multipliers": reused,
         "yosys_version": yosys_version,
         "cells": cells,
         "cell_count": sum(cells.values()),
@@ -301,6 +348,73 @@ def synthesize(
     if netlist:
         report["netlist_verilog"] = netlist_text
     return report
+
+
+def _fail(proc, log, top, lib_path, script, work):
+    """Raise the one-line :class:`SynthError` of a failed yosys run."""
+    line = _crash_summary(proc.stderr, log) or _last_error_line(log, proc.stdout, proc.stderr)
+    if "Can't open ABC output file" in line:
+        # ABC exits silently inside yowasp; say what usually causes it.
+        line = (
+            f"ABC produced no mapped netlist (ABC rejected the liberty "
+            f"{lib_path.name} -- e.g. malformed timing tables or no buffer/inverter "
+            f"cell -- or the ABC script {script!r})"
+        )
+    raise SynthError(_one_line(f"yosys failed synthesizing {top!r}: {line}", work))
+
+
+_CONST = re.compile(r"^\d+'[01xzm-]*$")  # an RTLIL constant (N'bits)
+_ESCAPE = "\\"
+
+
+def reusable_multipliers(rtlil: str) -> list[str]:
+    """Names of the ``$mul`` cells of an RTLIL dump that the reuse flow synthesizes apart: unsigned, both
+    operands at least :data:`REUSE_MIN_WIDTH` bits wide and without a constant bit. The others stay in
+    place: a constant operand would be lost to the separate module; a narrow multiplier saves no time and
+    is where ABC's optimization across its boundary matters most (+15 % area for 2x2 multipliers at m = 1,
+    bench/sweep_reuse.py); signed ones are not measured apart."""
+    names, cell, ok, params = [], None, True, {}
+    for line in rtlil.splitlines():
+        words = line.split()
+        if words[:2] == ["cell", "$mul"]:
+            cell, ok, params = words[2], True, {}
+        elif cell and words[:1] == ["parameter"] and len(words) == 3:
+            params[words[1]] = words[2]
+        elif cell and words[:1] == ["connect"] and words[1] in ("\\A", "\\B"):
+            ok = ok and not any(_CONST.match(w.strip("{}")) for w in words[2:])
+        elif cell and words == ["end"]:
+            widths = [_param_int(params.get(f"\\{x}_WIDTH", "0")) for x in "AB"]
+            signed = [_param_int(params.get(f"\\{x}_SIGNED", "0")) != 0 for x in "AB"]
+            if ok and min(widths) >= REUSE_MIN_WIDTH and not any(signed):
+                names.append(cell)
+            cell = None
+    return names
+
+
+def _param_int(text: str) -> int:
+    """An RTLIL parameter value as an integer: ``6`` or ``32'00000000000000000000000000000110``."""
+    bits = text.split("'", 1)[1] if "'" in text else None
+    return int(bits.replace("x", "0").replace("z", "0") or "0", 2) if bits is not None else int(text)
+
+
+def _reuse_front(work, top, read_cmds, timeout, fail):
+    """First yosys run of the reuse flow: read, flatten and the coarse passes, checkpointed to ``pre.il``;
+    then the commands of the second run, in which every reusable multiplier becomes an instance of
+    :data:`REUSE_MODULE` (one derived module per distinct shape), and how many multipliers that is."""
+    (work / "front.ys").write_text("\n".join([
+        *read_cmds, f"hierarchy -check -top {top}", *_COARSE_FRONT,
+        "rename -enumerate -pattern fpforge_mul_% t:$mul", "write_rtlil pre.il", "select t:$mul",
+        "write_rtlil -selected muls.il", ""]))
+    proc, log = run_script(work, "front.ys", timeout, f" synthesizing {top!r}")
+    if proc.returncode != 0 or not (work / "muls.il").exists():
+        fail(proc, log)
+    cells = reusable_multipliers((work / "muls.il").read_text())
+    if not cells:
+        return read_cmds, 0  # the flat flow from the sources: its area exactly
+    (work / "reuse_mul.v").write_text(_REUSE_MUL_V)
+    return ["read_rtlil pre.il", "read_verilog reuse_mul.v",
+            f"chtype -set {REUSE_MODULE} " + " ".join(f"c:{c.removeprefix(_ESCAPE)}" for c in cells),
+            f"hierarchy -check -top {top}"], len(cells)
 
 
 def format_report(report: dict) -> str:

@@ -152,6 +152,7 @@ def test_local_and_dask_sweeps_are_identical(tmp_path, cluster):
     assert again.csv() == local.csv() and again.stats["computed"] == 0
 
 
+@pytest.mark.slow  # (make regress: ~20 s; make test keeps the local pool's killed-worker test, tests/test_jobs.py)
 @pytest.mark.synth
 def test_killed_dask_worker_loses_and_duplicates_nothing(tmp_path, cluster):
     sp = load_space(_space(tmp_path, TINY))
@@ -271,3 +272,18 @@ def test_auto_f_is_the_smallest_window_with_99_percent_exact(tmp_path):
         return float((dot(DotConfig("mx6", 16, width), a, None, b).y == exact).mean())
 
     assert frac(f) >= 0.99 and frac(f - 1) < 0.99
+
+
+def test_the_reuse_flow_is_the_paper_spaces_and_keys_its_own_cache_entries(tmp_path):
+    from fpforge.sweep.evaluate import area_key, unit_spec
+    from fpforge.sweep.run import _area
+    from fpforge.synth.flow import REUSE_RULE
+
+    assert SPACES["paper"]().flow == SPACES["paper-sample"]().flow == "reuse"
+    sp = load_space(_space(tmp_path, TINY + '[synth]\nflow = "reuse"\n'))
+    assert sp.flow == "reuse"
+    unit = unit_spec(sp.points[0], sp.r, sp.f)
+    reuse, std = _area(sp, unit), _area(sp.with_(flow="standard"), unit)
+    assert reuse["reuse"] is True and "reuse" not in std  # the standard flow's keys stay the area tables'
+    made = dict(verilog_sha256="0" * 64, top="t")
+    assert area_key(dict(reuse, **made)) == dict(area_key(dict(std, **made)), reuse=REUSE_RULE)

@@ -450,3 +450,4 @@ def test_cfloat_units_synthesize_and_the_bias_port_is_live_logic():
     assert 0 < fixed["area_um2"] < runtime["area_um2"] and 0 < dec["area_um2"] < runtime["area_um2"]
     piped = area(unit="encoder", format="cfloat8_152", source="bf16", rounding=("rne",), latency=1)
     assert piped["flip_flops"] == 8 + 5 + 1
+
