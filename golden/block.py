@@ -57,10 +57,12 @@ from fractions import Fraction
 
 import numpy as np
 
+from .errors import FpforgeTypeError, FpforgeValueError
 from . import rng
 import re
 
-from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, get_format, register, source_of
+from .checks import as_codes, as_int, as_seed, as_source, describe
+from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, get_format, register
 from .minifloat import _draws, code_dtype, decode, encode
 from .rounding import round_up
 
@@ -147,7 +149,7 @@ def _check_int(name, value, lo, hi=None, rule=None):
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < lo or (
             hi is not None and value > hi):
         rng_text = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ValueError(f"BDR {name} must be an integer {rng_text}{rule or ''}, not {value!r}")
+        raise FpforgeValueError(f"BDR {name} must be an integer {rng_text}{rule or ''}, not {value!r}")
 
 
 class _BlockSize:
@@ -210,14 +212,14 @@ class BlockFormat(_BlockSize):
         _check_int("d2 (sub-block shift bits)", self.d2, 0, 4)
         _check_int("k2 (sub-block size)", self.k2, 1)
         if self.k1 % self.k2:
-            raise ValueError(f"BDR k2 (sub-block size) must divide k1 = {self.k1}, not {self.k2!r}")
+            raise FpforgeValueError(f"BDR k2 (sub-block size) must divide k1 = {self.k1}, not {self.k2!r}")
         if self.d2 == 0 and self.k2 != self.k1:
             object.__setattr__(self, "k2", self.k1)  # no shift: one sub-block (canonical form)
         if not self.name:
             object.__setattr__(self, "name", f"bdr_m{self.m}_k{self.k1}_d{self.d1}_k{self.k2}_d{self.d2}")
         for r in self.roundings:
             if r not in ROUNDING_MODES or r == "hr":
-                raise ValueError(f"unknown block rounding mode {r!r}")
+                raise FpforgeValueError(f"unknown block rounding mode {r!r}")
 
     # -- geometry ---------------------------------------------------------------------------------
     @property
@@ -393,8 +395,8 @@ def bdr(m, k1, d1, k2, d2) -> BlockFormat:
 def _block_format(fmt):
     fmt = get_format(fmt)
     if not isinstance(fmt, (BlockFormat, MXFormat)):
-        raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a block format; valid block formats: "
-                         f"{', '.join(_BLOCK_NAMES)} or bdr(m, k1, d1, k2, d2)")
+        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a block format; valid block formats: "
+                                f"{', '.join(_BLOCK_NAMES)} or bdr(m, k1, d1, k2, d2)")
     return fmt
 
 
@@ -419,6 +421,41 @@ class BlockEncoding:
     shift: np.ndarray
     elem: np.ndarray
 
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> "BlockEncoding":
+        """Check the fields against the format (called on construction and before every use): integer
+        codes of the fields' widths, shifts within ``0..beta``, consistent shapes; arrays are normalised
+        (native byte order, lists become arrays) without changing a value.
+
+        Raises
+        ------
+        TypeError
+            Not a block format, or fields that are not integer arrays.
+        ValueError
+            A code outside its field, or shapes that do not fit together.
+        """
+        fmt = self.format
+        if isinstance(fmt, str):
+            fmt = self.format = _block_format(fmt)
+        if not isinstance(fmt, (BlockFormat, MXFormat)):
+            raise FpforgeTypeError(f"BlockEncoding.format must be a block format descriptor, not {describe(fmt)}")
+        name = f"BlockEncoding of {fmt.name}"
+        self.scale = as_codes(self.scale, fmt.scale_bits, name=f"scale ({name})")
+        self.elem = as_codes(self.elem, fmt.elem_bits, name=f"elem ({name})")
+        self.shift = as_codes(self.shift, 0, name=f"shift ({name})", hi=fmt.beta)
+        lead = self.scale.shape
+        want = {"elem": lead + (fmt.k1,), "shift": lead + ((fmt.n_sub,) if isinstance(fmt, BlockFormat) else (0,))}
+        if not lead:
+            raise FpforgeValueError(f"scale ({name}) must have a block axis: shape (..., blocks), not ()")
+        for field_name, shape in want.items():
+            got = getattr(self, field_name).shape
+            if got != shape:
+                raise FpforgeValueError(f"{field_name} ({name}) must have shape {shape} to match scale {lead} "
+                                        f"(k1 = {fmt.k1}, {fmt.n_sub} sub-blocks), not {got}")
+        return self
+
     @property
     def shape(self) -> tuple:
         """Shape of the encoded values, ``(..., nb * k1)``."""
@@ -430,24 +467,22 @@ class BlockEncoding:
 
 
 def _as_float32(x):
-    x = np.asarray(x)
-    source_of(x)  # names the valid dtypes on error
-    return x.astype(np.float32)
+    return as_source(x).astype(np.float32)  # exact from FP16/BF16
 
 
 def _check_shape(fmt, x):
     if x.ndim == 0 or x.shape[-1] % fmt.k1:
         n = x.shape[-1] if x.ndim else "a scalar"
-        raise ValueError(f"the last axis of x must have a length that is a multiple of k1 = {fmt.k1} "
-                         f"({fmt.name}), not {n}")
+        raise FpforgeValueError(f"the last axis of x must have a length that is a multiple of k1 = {fmt.k1} "
+                                f"({fmt.name}), not {n}")
 
 
 def _check_rounding(fmt, rounding):
     if rounding is None:
         return fmt.roundings[0]
-    if rounding not in fmt.roundings:
-        raise ValueError(f"format {fmt.name!r} has no rounding {rounding!r}; "
-                         f"valid choices: {', '.join(fmt.roundings)}")
+    if not isinstance(rounding, str) or rounding not in fmt.roundings:
+        raise FpforgeValueError(f"format {fmt.name!r} has no rounding {rounding!r}; "
+                                f"valid choices: {', '.join(fmt.roundings)}")
     return rounding
 
 
@@ -503,6 +538,10 @@ def encode_block(fmt, x, *, rounding=None, seed=None, rand=None, rand_bits=rng.D
     rounding = _check_rounding(fmt, rounding)
     x = _as_float32(x)
     _check_shape(fmt, x)
+    seed = as_seed(seed)
+    if rand is not None and rounding != "sr":
+        raise FpforgeValueError(f"rand (explicit draws) applies to stochastic rounding (rounding='sr'), not "
+                                f"{rounding!r}")
     lead, n = x.shape[:-1], x.shape[-1]
     nb = n // fmt.k1
     draws = None
@@ -568,9 +607,10 @@ def _encode_ocp(fmt, xb, rounding, draws, rand_bits):
 # -- decoding ----------------------------------------------------------------------------------------
 def _check_encoding(fmt, enc):
     if not isinstance(enc, BlockEncoding):
-        raise TypeError(f"expected a BlockEncoding from encode_block/unpack, not {type(enc).__name__}")
+        raise FpforgeTypeError(f"expected a BlockEncoding from encode_block/unpack, not {type(enc).__name__}")
+    enc.validate()
     if enc.format != fmt or type(enc.format) is not type(fmt):
-        raise ValueError(f"the encoding is in {enc.format.name!r}, not {fmt.name!r}")
+        raise FpforgeValueError(f"the encoding is in {enc.format.name!r}, not {fmt.name!r}")
 
 
 def _decode64(fmt, enc):
@@ -671,16 +711,27 @@ def unpack(fmt, data, shape) -> BlockEncoding:
     """Inverse of :func:`pack`: the :class:`BlockEncoding` of values of ``shape`` (last axis a multiple of
     k1) from ``data`` (bytes or uint8 array, at least ``ceil(blocks * block_bits / 8)`` bytes)."""
     fmt = _block_format(fmt)
-    shape = tuple(int(s) for s in (shape if np.iterable(shape) else (shape,)))
-    if not shape or shape[-1] % fmt.k1:
-        raise ValueError(f"shape must end in a multiple of k1 = {fmt.k1}, not {shape!r}")
+    shape = _values_shape(fmt, shape)
     B = int(np.prod(shape)) // fmt.k1
     need = (B * fmt.block_bits + 7) // 8
-    raw = np.frombuffer(bytes(data), np.uint8) if not isinstance(data, np.ndarray) else data.astype(np.uint8)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = np.frombuffer(bytes(data), np.uint8)
+    else:
+        raw = np.asarray(as_codes(data, 8, name="data (bytes)")).astype(np.uint8).ravel()
     if raw.size < need:
-        raise ValueError(f"{B} blocks of {fmt.name} need {need} bytes, not {raw.size}")
+        raise FpforgeValueError(f"{B} blocks of {fmt.name} need {need} bytes, not {raw.size}")
     bits = np.unpackbits(raw[:need], bitorder="little")[: B * fmt.block_bits].reshape(B, fmt.block_bits)
     return _from_bits(fmt, bits, shape)
+
+
+def _values_shape(fmt, shape) -> tuple:
+    """``shape`` of the values of an encoding: ints >= 0 (a tuple, list or one int), the last a multiple of
+    k1 (at least one block)."""
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    shape = tuple(as_int(v, "shape entries", 0) for v in items)
+    if not shape or shape[-1] % fmt.k1:
+        raise FpforgeValueError(f"shape must end in a multiple of k1 = {fmt.k1} ({fmt.name}), not {shape!r}")
+    return shape
 
 
 def block_words(fmt, enc) -> list:
@@ -699,8 +750,22 @@ def block_words(fmt, enc) -> list:
 def from_block_words(fmt, words, shape=None) -> BlockEncoding:
     """Inverse of :func:`block_words` (``shape`` defaults to ``(len(words) * k1,)``)."""
     fmt = _block_format(fmt)
+    if isinstance(words, (str, bytes)) or not np.iterable(words):
+        raise FpforgeTypeError(f"words must be a sequence of block words (ints of {fmt.block_bits} bits), not "
+                               f"{describe(words)}")
+    words = list(np.asarray(words).ravel()) if isinstance(words, np.ndarray) else list(words)
+    top = (1 << fmt.block_bits) - 1
+    for w in words:
+        if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)):
+            raise FpforgeTypeError(f"words of {fmt.name} must be integers in 0..2**{fmt.block_bits}-1, not "
+                                   f"{describe(w)}")
+        if not 0 <= int(w) <= top:
+            raise FpforgeValueError(f"words of {fmt.name} must be integers in 0..2**{fmt.block_bits}-1, not {int(w)}")
     words = [int(w) for w in words]
-    shape = (len(words) * fmt.k1,) if shape is None else tuple(shape)
+    shape = (len(words) * fmt.k1,) if shape is None else _values_shape(fmt, shape)
+    if int(np.prod(shape)) != len(words) * fmt.k1:
+        raise FpforgeValueError(f"shape {shape} holds {int(np.prod(shape))} values, not the {len(words)} blocks x "
+                                f"k1 = {fmt.k1} the words hold")
     nbytes = (fmt.block_bits + 7) // 8
     raw = np.frombuffer(b"".join(w.to_bytes(nbytes, "little") for w in words), np.uint8).reshape(len(words), nbytes)
     bits = np.unpackbits(raw, axis=1, bitorder="little")[:, : fmt.block_bits]

@@ -47,7 +47,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from .errors import FpforgeTypeError, FpforgeValueError
 from .block import BlockEncoding, BlockFormat, MXFormat, decode_block, encode_block, from_block_words, unpack
+from .checks import as_codes, as_int, as_int_array, as_seed, as_source, describe
 from .formats import SOURCES, FloatFormat, get_format
 from .minifloat import decode, encode
 
@@ -93,11 +95,11 @@ class ScalarSet:
 
     def __post_init__(self):
         if not self.formats:
-            raise ValueError("a scalar operand needs at least one element format")
+            raise FpforgeValueError("a scalar operand needs at least one element format")
         for f in self.formats:
             if not isinstance(f, FloatFormat) or f.name in SOURCES:
-                raise ValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, ...), "
-                                 f"not {getattr(f, 'name', f)!r}")
+                raise FpforgeValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, ...), "
+                                        f"not {getattr(f, 'name', f)!r}")
         if not self.name:
             object.__setattr__(self, "name", "+".join(f.name for f in self.formats))
 
@@ -148,15 +150,15 @@ def operand_format(fmt):
     try:
         desc = get_format(fmt)
     except KeyError as e:
-        raise ValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
-                         f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
-                         f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, ...) or fp8") from None
+        raise FpforgeValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
+                                f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
+                                f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, ...) or fp8") from None
     if isinstance(desc, (BlockFormat, MXFormat)):
         return desc
     if isinstance(desc, FloatFormat) and desc.name not in SOURCES:
         return ScalarSet((desc,))
-    raise ValueError(f"{getattr(desc, 'name', desc)!r} cannot be a dot-product operand; valid: block formats, "
-                     "narrow float formats (e4m3, e5m2, ...) or fp8")
+    raise FpforgeValueError(f"{getattr(desc, 'name', desc)!r} cannot be a dot-product operand; valid: block formats, "
+                            "narrow float formats (e4m3, e5m2, ...) or fp8")
 
 
 def _float_eoff_max(el) -> int:
@@ -250,17 +252,17 @@ class DotConfig:
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
         if a.family != b.family:
-            raise ValueError(f"operands A ({a.name}, {a.family}) and B ({b.name}, {b.family}) must be of one "
-                             "family: both BDR, both OCP MX, or both scalar")
+            raise FpforgeValueError(f"operands A ({a.name}, {a.family}) and B ({b.name}, {b.family}) must be of one "
+                                    "family: both BDR, both OCP MX, or both scalar")
         if a.k1 != b.k1 or (a.family == "bdr" and a.k2 != b.k2):
-            raise ValueError(f"operands A ({a.name}: k1={a.k1}, k2={a.k2}) and B ({b.name}: k1={b.k1}, "
-                             f"k2={b.k2}) must have the same block size k1 (and sub-block size k2)")
+            raise FpforgeValueError(f"operands A ({a.name}: k1={a.k1}, k2={a.k2}) and B ({b.name}: k1={b.k1}, "
+                                    f"k2={b.k2}) must have the same block size k1 (and sub-block size k2)")
         if not isinstance(self.r, (int, np.integer)) or isinstance(self.r, bool) or self.r < 1 or self.r % a.k1:
-            raise ValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r}")
+            raise FpforgeValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r}")
         lo, hi = F_RANGE
         if not isinstance(self.f, (int, np.integer)) or isinstance(self.f, bool) or not lo <= self.f <= hi:
-            raise ValueError(f"f (bits of the fixed-point window, sign included) must be an integer in "
-                             f"{lo}..{hi}, not {self.f!r}")
+            raise FpforgeValueError(f"f (bits of the fixed-point window, sign included) must be an integer in "
+                                    f"{lo}..{hi}, not {self.f!r}")
         object.__setattr__(self, "r", int(self.r))
         object.__setattr__(self, "f", int(self.f))
         object.__setattr__(self, "sa", _side(a))
@@ -387,9 +389,19 @@ def operand_words(fmt, data) -> np.ndarray:
     in the low bits); scalar codes (n, r) become r codes of ``bits`` bits (element 0 lowest)."""
     fmt = operand_format(fmt)
     if isinstance(fmt, ScalarSet):
-        codes = np.asarray(data).astype(np.uint64)
+        codes = as_codes(data, fmt.bits, name="data (operand codes)", of=fmt.name).astype(np.uint64)
+        if codes.ndim != 2:
+            raise FpforgeValueError(f"data (operand codes of {fmt.name}) must have shape (n, r), not {codes.shape}")
         n = codes.shape[0]
         return _bits_to_words(_field_bits(codes.reshape(n, -1), fmt.bits).reshape(n, -1))
+    if not isinstance(data, BlockEncoding):
+        raise FpforgeTypeError(f"data in {fmt.name} must be a BlockEncoding (encode_block, unpack), not "
+                               f"{describe(data)}")
+    data.validate()
+    if data.format != fmt:
+        raise FpforgeValueError(f"data is encoded in {data.format.name!r}, not {fmt.name!r}")
+    if data.elem.ndim != 3:
+        raise FpforgeValueError(f"data must be a BlockEncoding of (n, r) values, not of shape {data.shape}")
     n = int(np.prod(data.elem.shape[:-2]))
     nb = data.elem.shape[-2]
     arrays = {"scale": np.asarray(data.scale).reshape(n, nb, 1),
@@ -416,9 +428,22 @@ def _bits_to_words(bits) -> np.ndarray:
 
 def _words_to_bits(words, nbits) -> np.ndarray:
     """(n, nwords) uint64 words or a sequence of Python ints -> (n, nbits) bits."""
-    if not (isinstance(words, np.ndarray) and words.ndim == 2):
-        nwords = max(1, -(-nbits // 64))
-        raw = b"".join(int(w).to_bytes(8 * nwords, "little") for w in words)
+    nwords = max(1, -(-nbits // 64))
+    if isinstance(words, np.ndarray) and words.ndim == 2:
+        words = as_codes(words, 64, name="words (uint64 port words)")
+        if words.shape[1] != nwords:
+            raise FpforgeValueError(f"words must be (n, {nwords}) uint64 port words for {nbits}-bit ports, not "
+                                    f"shape {words.shape}")
+    else:
+        if isinstance(words, (str, bytes)) or not np.iterable(words):
+            raise FpforgeTypeError(f"words must be port values (Python ints, or (n, {nwords}) uint64), not "
+                                   f"{describe(words)}")
+        ints = as_int_array(list(words), "words (port values)")
+        flat = ints.ravel().tolist()
+        if any(not 0 <= w < (1 << nbits) for w in flat):
+            bad = next(w for w in flat if not 0 <= w < (1 << nbits))
+            raise FpforgeValueError(f"words must be {nbits}-bit port values in 0..2**{nbits}-1, not {bad}")
+        raw = b"".join(int(w).to_bytes(8 * nwords, "little") for w in flat)
         words = np.frombuffer(raw, "<u8").reshape(-1, nwords)
     raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8).reshape(len(words), -1)
     return np.unpackbits(raw, axis=1, bitorder="little")[:, :nbits]
@@ -428,6 +453,9 @@ def from_operand_words(fmt, words, r):
     """Inverse of :func:`operand_words`: port values (Python ints, or ``(n, words)`` uint64) of r elements
     → a ``BlockEncoding`` of shape (n, r), or scalar codes (n, r) (uint64)."""
     fmt = operand_format(fmt)
+    r = as_int(r, "r", 1)
+    if r % fmt.k1:
+        raise FpforgeValueError(f"r must be a positive multiple of k1 = {fmt.k1} ({fmt.name}), not {r}")
     nbits = _port_bits(fmt, r)
     bits = _words_to_bits(words, nbits)
     n = len(bits)
@@ -493,13 +521,8 @@ def _float_fields(el, codes):
 def _decode_side(side, data, n, nb, k1, n_sub, select):
     fmt = side.fmt
     if side.family == "scalar":
-        codes = np.asarray(data).astype(np.int64).reshape(n, nb, k1)
-        if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
-            raise ValueError(f"{fmt.name} codes must be in 0..{(1 << fmt.bits) - 1}")
-        sel = np.zeros(n, np.int64) if select is None else np.broadcast_to(np.asarray(select, np.int64), (n,))
-        if sel.size and (sel.min() < 0 or sel.max() >= len(fmt.formats)):
-            raise ValueError(f"select values for {fmt.name} must be in 0..{len(fmt.formats) - 1} "
-                             f"({', '.join(f.name for f in fmt.formats)})")
+        codes = np.asarray(data).astype(np.int64).reshape(n, nb, k1)  # checked by _as_operand
+        sel = np.zeros(n, np.int64) if select is None else select
         out = None
         for idx, el in enumerate(fmt.formats):
             s, sig, eoff, nan, inf = _float_table(el, codes & ((1 << el.bits) - 1))
@@ -514,10 +537,10 @@ def _decode_side(side, data, n, nb, k1, n_sub, select):
         return _Elements(sign, mag, eoff, np.zeros((n, nb, n_sub), np.int64), np.zeros((n, nb), np.int64),
                          nan, inf, zero)
     if not isinstance(data, BlockEncoding):
-        raise TypeError(f"operand in {fmt.name} must be a BlockEncoding (encode_block, unpack, "
-                        f"from_operand_words), not {type(data).__name__}")
+        raise FpforgeTypeError(f"operand in {fmt.name} must be a BlockEncoding (encode_block, unpack, "
+                               f"from_operand_words), not {type(data).__name__}")
     if data.format != fmt or type(data.format) is not type(fmt):
-        raise ValueError(f"the operand is encoded in {data.format.name!r}, not {fmt.name!r}")
+        raise FpforgeValueError(f"the operand is encoded in {data.format.name!r}, not {fmt.name!r}")
     scale = np.asarray(data.scale).astype(np.int64).reshape(n, nb)
     elem = np.asarray(data.elem).astype(np.int64).reshape(n, nb, k1)
     if side.family == "bdr":
@@ -546,24 +569,26 @@ def _decode_side(side, data, n, nb, k1, n_sub, select):
     return _Elements(sign, mag, eoff, np.zeros((n, nb, n_sub), np.int64), scale - fmt.scale.bias, nan, inf, zero)
 
 
-def _as_operand(cfg, side, data):
+def _as_operand(cfg, side, data, name):
     """Packed operands (``bytes`` as ``pack`` writes them, r/k1 blocks per dot product; for scalar formats r
     one-byte codes per dot product) -> BlockEncoding (n, r) / codes (n, r); anything else unchanged."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
+        if side.family == "scalar":  # integer codes of the element format(s), never cast
+            return as_codes(data, side.fmt.bits, name=f"operand {name} codes", of=side.fmt.name)
         return data
     raw = bytes(data)
     if side.family == "scalar":
         if side.fmt.bits != 8:
-            raise ValueError(f"packed scalar operands are one byte per code; {side.fmt.name} codes have "
-                             f"{side.fmt.bits} bits")
+            raise FpforgeValueError(f"packed scalar operands are one byte per code; {side.fmt.name} codes have "
+                                    f"{side.fmt.bits} bits")
         if len(raw) % cfg.r:
-            raise ValueError(f"{len(raw)} bytes of codes are not a whole number of dot products of r = {cfg.r}")
+            raise FpforgeValueError(f"{len(raw)} bytes of codes are not a whole number of dot products of r = {cfg.r}")
         return np.frombuffer(raw, np.uint8).reshape(-1, cfg.r)
     bits = cfg.nb * side.fmt.block_bits
     n = len(raw) * 8 // bits
     if n < 1 or -(-n * bits // 8) != len(raw):
-        raise ValueError(f"{len(raw)} bytes are not a whole number of dot products of {cfg.nb} {side.fmt.name} "
-                         f"blocks ({bits} bits each)")
+        raise FpforgeValueError(f"{len(raw)} bytes are not a whole number of dot products of {cfg.nb} {side.fmt.name} "
+                                f"blocks ({bits} bits each)")
     return unpack(side.fmt, raw, (n, cfg.r))
 
 
@@ -574,11 +599,12 @@ def _lead_and_check(cfg, side, data, name):
         shape = arr.shape
     else:
         if not isinstance(data, BlockEncoding):
-            raise TypeError(f"operand {name} in {side.fmt.name} must be a BlockEncoding (encode_block, unpack, "
-                            f"from_operand_words), not {type(data).__name__}")
+            raise FpforgeTypeError(f"operand {name} in {side.fmt.name} must be a BlockEncoding (encode_block, unpack, "
+                                   f"from_operand_words), not {type(data).__name__}")
+        data.validate()
         shape = data.shape
     if not shape or shape[-1] != cfg.r:
-        raise ValueError(f"operand {name} must have r = {cfg.r} elements on its last axis, not shape {tuple(shape)}")
+        raise FpforgeValueError(f"operand {name} must have r = {cfg.r} elements on its last axis, not shape {tuple(shape)}")
     return tuple(shape[:-1])
 
 
@@ -609,9 +635,15 @@ def _bitlen(x) -> np.ndarray:
 def fp32_bits(T, exp) -> np.ndarray:
     """FP32 bit patterns (uint32) of ``T * 2**exp`` (integer arrays, int64 or Python-int objects), rounded
     to nearest even once, with FP32 subnormals, ±Inf beyond the largest finite value, and +0 for T = 0."""
-    T = np.asarray(T)
-    exp = np.asarray(exp, np.int64)
-    T, exp = np.broadcast_arrays(T, exp)
+    T = as_int_array(T, "T")
+    exp = as_int_array(exp, "exp")
+    if exp.dtype == object:
+        raise FpforgeValueError("exp must fit in int64")
+    exp = exp.astype(np.int64)
+    try:
+        T, exp = np.broadcast_arrays(T, exp)
+    except ValueError:
+        raise FpforgeValueError(f"T of shape {T.shape} and exp of shape {exp.shape} do not broadcast") from None
     neg = T < 0
     M = np.where(neg, -T, T)
     if M.dtype != object:
@@ -715,14 +747,14 @@ def _pipeline(cfg, ea, eb, n):
 def _resolve_config(fmt_a, fmt_b, r, f, a):
     if isinstance(fmt_a, DotConfig):
         if fmt_b is not None or r is not None or f is not None:
-            raise ValueError("with a DotConfig, give the operands only (r, f and formats are in the config)")
+            raise FpforgeValueError("with a DotConfig, give the operands only (r, f and formats are in the config)")
         return fmt_a
     if f is None:
-        raise ValueError("f (bits of the fixed-point window) is required")
+        raise FpforgeValueError("f (bits of the fixed-point window) is required")
     if r is None:
         shape = a.shape if isinstance(a, BlockEncoding) else np.shape(a)
         if not shape:
-            raise ValueError("operand A has no element axis")
+            raise FpforgeValueError("operand A has no element axis")
         r = shape[-1]
     return DotConfig(fmt_a, r, f, fmt_b)
 
@@ -754,16 +786,16 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
     """
     cfg = _resolve_config(fmt_a, fmt_b, r, f, a)
     if b is None:
-        raise ValueError("operand B is required")
-    a, b = _as_operand(cfg, cfg.sa, a), _as_operand(cfg, cfg.sb, b)
+        raise FpforgeValueError("operand B is required")
+    a, b = _as_operand(cfg, cfg.sa, a, "A"), _as_operand(cfg, cfg.sb, b, "B")
     lead_a = _lead_and_check(cfg, cfg.sa, a, "A")
     lead_b = _lead_and_check(cfg, cfg.sb, b, "B")
     if lead_a != lead_b:
-        raise ValueError(f"operands A and B must hold the same number of dot products, not {lead_a} and {lead_b}")
+        raise FpforgeValueError(f"operands A and B must hold the same number of dot products, not {lead_a} and {lead_b}")
     n = int(np.prod(lead_a, dtype=np.int64))
     args = (n, cfg.nb, cfg.k1, cfg.n_sub)
-    ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a))
-    eb = _decode_side(cfg.sb, b, *args, _flat_select(select_b, lead_a))
+    ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a, cfg.sa, "select_a"))
+    eb = _decode_side(cfg.sb, b, *args, _flat_select(select_b, lead_a, cfg.sb, "select_b"))
     T, exp = _pipeline(cfg, ea, eb, n)
     y = fp32_bits(T, exp)
     nan, pos, ngt = _specials(ea, eb, n) if cfg.specials else (np.zeros(n, bool),) * 3
@@ -774,10 +806,18 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
                      inf.reshape(lead_a))
 
 
-def _flat_select(select, lead):
+def _flat_select(select, lead, side=None, name="select"):
     if select is None:
         return None
-    return np.broadcast_to(np.asarray(select, np.int64), lead).reshape(-1)
+    # fp8 operands pick E4M3 (0) or E5M2 (1) per dot product; an operand with one element format (a block
+    # format, e4m3, ...) accepts only 0
+    n_formats = len(side.fmt.formats) if side is not None and side.family == "scalar" else 1
+    sel = as_codes(select, 0, name=name, hi=n_formats - 1, of=side.fmt.name if side is not None else None)
+    sel = sel.astype(np.int64)
+    try:
+        return np.broadcast_to(sel, lead).reshape(-1)
+    except ValueError:
+        raise FpforgeValueError(f"{name} of shape {sel.shape} does not broadcast to the {lead} dot products") from None
 
 
 # -- the exact reference -----------------------------------------------------------------------------------
@@ -828,12 +868,12 @@ def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, se
     integers and rounded once to FP32. Same arguments as :func:`dot` (``f`` only names the config)."""
     cfg = _resolve_config(fmt_a, fmt_b, r, f if f is not None else F_RANGE[0], a) if not isinstance(
         fmt_a, DotConfig) else fmt_a
-    a, b = _as_operand(cfg, cfg.sa, a), _as_operand(cfg, cfg.sb, b)
+    a, b = _as_operand(cfg, cfg.sa, a, "A"), _as_operand(cfg, cfg.sb, b, "B")
     lead = _lead_and_check(cfg, cfg.sa, a, "A")
     _lead_and_check(cfg, cfg.sb, b, "B")
     n = int(np.prod(lead, dtype=np.int64))
-    va = _values(cfg.sa, a, n, cfg.r, _flat_select(select_a, lead))
-    vb = _values(cfg.sb, b, n, cfg.r, _flat_select(select_b, lead))
+    va = _values(cfg.sa, a, n, cfg.r, _flat_select(select_a, lead, cfg.sa, "select_a"))
+    vb = _values(cfg.sb, b, n, cfg.r, _flat_select(select_b, lead, cfg.sb, "select_b"))
     with np.errstate(invalid="ignore", over="ignore"):
         p = va * vb  # only for the special-value classes
     pnan = np.isnan(p)
@@ -869,13 +909,27 @@ def quantized_operands(cfg, x, select=0, side="a"):
     """Encode float32 vectors ``x`` (n, r) into the operand format of ``cfg`` (side ``a`` or ``b``): block
     formats with ``encode_block`` (their default rounding), scalar formats with a per-vector amax scale
     (the FP8 RFC's per-tensor scaling; the scale stays outside the dot product) and saturating rne."""
+    from .qsnr import amax_scale
+
+    if not isinstance(cfg, DotConfig):
+        raise FpforgeTypeError(f"cfg must be a DotConfig, not {describe(cfg)}")
+    if side not in ("a", "b"):
+        raise FpforgeValueError(f"side must be 'a' or 'b', not {side!r}")
     fmt = cfg.a if side == "a" else cfg.b
-    x = np.asarray(x, np.float32)
+    x = as_source(x).astype(np.float32)
+    if x.ndim != 2 or x.shape[1] != cfg.r:
+        raise FpforgeValueError(f"x must have shape (n, r = {cfg.r}), not {x.shape}")
     if isinstance(fmt, ScalarSet):
-        el = fmt.formats[select]
-        amax = np.abs(x).max(axis=-1, keepdims=True)
-        s = np.where(amax > 0, np.float32(el.max_value) / np.where(amax > 0, amax, 1), 1).astype(np.float32)
-        return encode(el, (x * s).astype(np.float32), rounding="rne", saturate=True).astype(np.uint64)
+        el = fmt.formats[as_int(select, "select", 0, len(fmt.formats) - 1)]
+        x64 = x.astype(np.float64)
+        amax = np.abs(x64).max(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            s = np.where(amax > 0, amax_scale(el.max_value, np.where(amax > 0, amax, 1.0)), 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = (x64 * s).astype(np.float32)
+        return encode(el, v, rounding="rne", saturate=True).astype(np.uint64)
+    if select != 0:
+        raise FpforgeValueError(f"select picks one of several scalar element formats (fp8); {fmt.name} has none")
     return encode_block(fmt, x)
 
 
@@ -895,6 +949,16 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
     """
     from .qsnr import gaussian_vectors
 
+    if isinstance(formats, str):
+        formats = (formats,)
+    fs = (fs,) if isinstance(fs, (int, np.integer)) else tuple(fs)
+    formats = tuple(formats)
+    if not formats or not fs:
+        raise FpforgeValueError(f"formats and fs must name at least one format and one f, not {formats!r}, {fs!r}")
+    seed = as_seed(seed, allow_none=False)
+    for name in formats:
+        for f in fs:
+            DotConfig(name, r, f)  # every format, r and f checked before the work
     rows = []
     xa = gaussian_vectors(n_vectors, r, seed)
     xb = gaussian_vectors(n_vectors, r, seed + 1)

@@ -41,6 +41,8 @@ from enum import IntFlag
 import ml_dtypes
 import numpy as np
 
+from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
+
 __all__ = [
     "DENORMAL_STYLES",
     "Flag",
@@ -124,20 +126,20 @@ class FloatFormat:
 
     def __post_init__(self):
         if self.nan not in _NAN_STYLES:
-            raise ValueError(f"nan style must be one of {', '.join(_NAN_STYLES)}, not {self.nan!r}")
+            raise FpforgeValueError(f"nan style must be one of {', '.join(_NAN_STYLES)}, not {self.nan!r}")
         if self.ebits < 1 or self.mbits < 0:
-            raise ValueError(f"bad field widths ebits={self.ebits!r} mbits={self.mbits!r}")
+            raise FpforgeValueError(f"bad field widths ebits={self.ebits!r} mbits={self.mbits!r}")
         for r in self.roundings:
             if r not in ROUNDING_MODES:
-                raise ValueError(f"unknown rounding mode {r!r}")
+                raise FpforgeValueError(f"unknown rounding mode {r!r}")
         if self.bias is not None and (not isinstance(self.bias, int) or isinstance(self.bias, bool)):
-            raise ValueError(f"bias must be an integer or None (run-time), not {self.bias!r}")
+            raise FpforgeValueError(f"bias must be an integer or None (run-time), not {self.bias!r}")
         if self.denormals not in DENORMAL_STYLES:
-            raise ValueError(f"denormals must be one of {', '.join(DENORMAL_STYLES)}, not {self.denormals!r}")
+            raise FpforgeValueError(f"denormals must be one of {', '.join(DENORMAL_STYLES)}, not {self.denormals!r}")
         if not self.signed and self.nan == "fnuz":
-            raise ValueError("an unsigned format cannot use the fnuz NaN (the code 1000...0 needs a sign bit)")
+            raise FpforgeValueError("an unsigned format cannot use the fnuz NaN (the code 1000...0 needs a sign bit)")
         if self.ftz and self.denormals != "ieee":
-            raise ValueError("a flush-to-zero format delivers no denormals; leave denormals='ieee'")
+            raise FpforgeValueError("a flush-to-zero format delivers no denormals; leave denormals='ieee'")
 
     kind = "float"
 
@@ -195,20 +197,22 @@ class FloatFormat:
         if self.bias is not None:
             if bias is None:
                 return self
-            raise ValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
+            raise FpforgeValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
         if bias is None:
-            raise ValueError(f"format {self.name!r} has a run-time bias: pass bias= an integer in "
-                             f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}")
-        if isinstance(bias, bool) or not isinstance(bias, (int, np.integer)) or int(bias) not in RUNTIME_BIASES:
+            raise FpforgeValueError(f"format {self.name!r} has a run-time bias: pass bias= an integer in "
+                                    f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}")
+        if isinstance(bias, (bool, np.bool_)) or not isinstance(bias, (int, np.integer)) or \
+                int(bias) not in RUNTIME_BIASES:
             shown = bias.item() if isinstance(bias, np.generic) else bias
-            raise ValueError(f"bias of {self.name!r} must be an integer in "
-                             f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}, not {shown!r}")
+            error = FpforgeValueError if isinstance(shown, int) and not isinstance(shown, bool) else FpforgeTypeError
+            raise error(f"bias of {self.name!r} must be an integer in "
+                        f"{RUNTIME_BIASES.start}..{RUNTIME_BIASES.stop - 1}, not {shown!r}")
         return dataclasses.replace(self, bias=int(bias))
 
     def _fixed(self, what):
         if self.bias is None:
-            raise ValueError(f"format {self.name!r} has a run-time bias: its {what} depends on it; "
-                             f"read it from {self.name}.at(bias)")
+            raise FpforgeValueError(f"format {self.name!r} has a run-time bias: its {what} depends on it; "
+                                    f"read it from {self.name}.at(bias)")
 
     @property
     def exponent_span(self) -> tuple[int, int]:
@@ -372,16 +376,16 @@ class TaperedFormat:
     def at(self, bias):
         """Fixed-bias formats are their own ``at(None)`` (see :meth:`FloatFormat.at`)."""
         if bias is not None:
-            raise ValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
+            raise FpforgeValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
         return self
 
     def __post_init__(self):
         for r in self.roundings:
             if r not in ROUNDING_MODES:
-                raise ValueError(f"unknown rounding mode {r!r}")
+                raise FpforgeValueError(f"unknown rounding mode {r!r}")
         for code, width, d in self.dots:
             if self.mant_width_of_dot(width, d) < 0:
-                raise ValueError(f"dot {code:0{width}b} with D={d} leaves no room in {self.bits} bits")
+                raise FpforgeValueError(f"dot {code:0{width}b} with D={d} leaves no room in {self.bits} bits")
 
     # -- fields ---------------------------------------------------------------------------------
     @property
@@ -457,7 +461,7 @@ class TaperedFormat:
                 w = self.mant_width_of_dot(width, d)
                 em = 0 if d == 0 else ((e < 0) << (d - 1)) | (abs(e) - (1 << (d - 1)))
                 return (((code << d) | em) << w) | man
-        raise ValueError(f"exponent {e} is outside the normal range of {self.name}")
+        raise FpforgeValueError(f"exponent {e} is outside the normal range of {self.name}")
 
     def encode_denormal(self, e: int) -> int:
         return (self.dml[0] << self.dml_bits) | (e + self.dml_offset)
@@ -505,7 +509,7 @@ _RESOLVERS: list = []
 def register(fmt):
     """Add a descriptor to the registry (names are unique)."""
     if fmt.name in _REGISTRY:
-        raise ValueError(f"format {fmt.name!r} is already registered")
+        raise FpforgeValueError(f"format {fmt.name!r} is already registered")
     _REGISTRY[fmt.name] = fmt
     return fmt
 
@@ -519,7 +523,10 @@ def get_format(name):
         With a message naming the valid choices.
     """
     if not isinstance(name, str):
-        return name
+        if hasattr(name, "name") and hasattr(name, "bits") and hasattr(name, "roundings"):
+            return name  # a descriptor
+        raise FpforgeTypeError(f"format must be a format name (see list_formats()) or a descriptor, not "
+                               f"{type(name).__name__} {name!r}"[:200])
     try:
         return _REGISTRY[name.lower()]
     except KeyError:
@@ -528,8 +535,8 @@ def get_format(name):
         fmt = resolve(name.lower())
         if fmt is not None:
             return fmt
-    raise KeyError(f"unknown format {name!r}; valid formats: {', '.join(list_formats())}, "
-                   "or bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>")
+    raise UnknownName(f"unknown format {name!r}; valid formats: {', '.join(list_formats())}, "
+                      "or bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>")
 
 
 def list_formats(kind: str | None = None) -> list[str]:
@@ -585,8 +592,11 @@ UHP = register(FloatFormat(
 
 def source_of(x) -> FloatFormat:
     """The source format named by the dtype of ``x`` (float32, float16 or ml_dtypes.bfloat16)."""
-    dt = np.asarray(x).dtype
+    if not isinstance(x, (np.ndarray, np.generic)):
+        raise FpforgeTypeError(f"source dtype must be float32, float16 or bfloat16: x must be a numpy array of "
+                               f"one of them, not a {type(x).__name__}")
+    dt = x.dtype
     for f in SOURCES.values():
         if dt == f.dtype:
             return f
-    raise TypeError(f"source dtype must be float32, float16 or bfloat16, not {dt}")
+    raise FpforgeTypeError(f"source dtype must be float32, float16 or bfloat16, not {dt}")

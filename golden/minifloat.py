@@ -25,10 +25,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng, tapered
+from .checks import as_bool, as_codes, as_int, as_seed, as_source
+from .errors import FpforgeTypeError, FpforgeValueError
 from .rounding import round_up
 from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
 
-__all__ = ["code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags"]
+__all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags"]
 
 
 def code_dtype(bits: int):
@@ -36,7 +38,7 @@ def code_dtype(bits: int):
     for dt in (np.uint8, np.uint16, np.uint32, np.uint64):
         if bits <= np.dtype(dt).itemsize * 8:
             return np.dtype(dt)
-    raise ValueError(f"codes wider than 64 bits are not supported, not {bits!r}")
+    raise FpforgeValueError(f"codes wider than 64 bits are not supported, not {bits!r}")
 
 
 def _fields(fmt: FloatFormat, codes: np.ndarray):
@@ -65,8 +67,8 @@ def _classify(fmt: FloatFormat, codes: np.ndarray):
 
 
 def _check_rounding(fmt, rounding):
-    if rounding not in fmt.roundings:
-        raise ValueError(
+    if not isinstance(rounding, str) or rounding not in fmt.roundings:
+        raise FpforgeValueError(
             f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: {', '.join(fmt.roundings)}"
         )
 
@@ -83,8 +85,8 @@ def with_denormals(fmt, ieee_denormals: bool):
         return fmt
     if not isinstance(fmt, FloatFormat) or fmt.denormals != "cfloat":
         guide = [n for n, f in _registry_items() if isinstance(f, FloatFormat) and f.denormals == "cfloat"]
-        raise ValueError(f"ieee_denormals applies to the formats with the CFloat guide's denormals "
-                         f"({', '.join(guide)}), not {getattr(fmt, 'name', fmt)!r}")
+        raise FpforgeValueError(f"ieee_denormals applies to the formats with the CFloat guide's denormals "
+                                f"({', '.join(guide)}), not {getattr(fmt, 'name', fmt)!r}")
     return fmt.with_(denormals="ieee")
 
 
@@ -107,37 +109,42 @@ def resolve_bias(fmt, bias, shape):
         Missing, non-integer or out-of-range bias (the message names 0..63), a bias for a fixed-bias
         format, or an array that does not broadcast to ``shape``.
     """
-    if not getattr(fmt, "runtime_bias", False) or bias is None or np.ndim(bias) == 0:
-        if bias is not None and np.ndim(bias) == 0 and isinstance(bias, np.ndarray):
-            bias = bias.item()
+    array = isinstance(bias, (list, tuple)) or (isinstance(bias, np.ndarray) and bias.ndim > 0)
+    if not getattr(fmt, "runtime_bias", False) or bias is None or not array:
+        if isinstance(bias, np.ndarray):
+            bias = bias.item() if bias.dtype.kind in "iu" else bias
         return fmt.at(bias), None
-    b = np.asarray(bias)
-    lo, hi = RUNTIME_BIASES.start, RUNTIME_BIASES.stop - 1
-    if b.dtype.kind not in "iu":
-        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not an array of {b.dtype}")
-    bad = (b < lo) | (b > hi)
-    if bad.any():
-        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not {b[bad].flat[0].item()!r}")
+    b = as_codes(bias, 0, name=f"bias of {fmt.name!r}", hi=RUNTIME_BIASES.stop - 1, what="integers")
     try:
         b = np.broadcast_to(b, shape)
     except ValueError:
-        raise ValueError(f"bias of shape {b.shape} does not broadcast to the operand shape {tuple(shape)}") from None
+        raise FpforgeValueError(f"bias of shape {b.shape} does not broadcast to the operand shape "
+                                f"{tuple(shape)}") from None
     if b.size and b.min() == b.max():
         return fmt.at(int(b.flat[0])), None
     return fmt, b.ravel().astype(np.int64)
 
 
 def _draws(n, *, seed, rand, rand_bits):
-    if not 1 <= rand_bits <= 32:
-        raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
+    rand_bits = as_int(rand_bits, "rand_bits (random bits per value)", 1, 32)
     if rand is not None:
-        rand = np.asarray(rand).astype(np.int64).ravel()
-        if rand.shape != (n,):
-            raise ValueError(f"rand must hold one draw per value ({n}), not {rand.shape}")
-        if rand.size and (rand.min() < 0 or rand.max() >= (1 << rand_bits)):
-            raise ValueError(f"rand draws must be in 0..{(1 << rand_bits) - 1} for rand_bits={rand_bits}")
-        return rand
+        rand = np.asarray(as_codes(rand, rand_bits, name=f"rand (draws of rand_bits={rand_bits})"))
+        if rand.size != n:
+            raise FpforgeValueError(f"rand must hold one draw per value ({n}), not {rand.size} (shape {rand.shape})")
+        return rand.astype(np.int64).ravel()
     return rng.random_bits(0 if seed is None else seed, n, rand_bits).astype(np.int64)
+
+
+def _scalar_format(fmt, what):
+    """The scalar descriptor ``fmt`` names; a block format or anything else is refused, naming the way."""
+    fmt = get_format(fmt)
+    if not isinstance(fmt, (FloatFormat, TaperedFormat)):
+        name = getattr(fmt, "name", None)
+        if getattr(fmt, "kind", None) == "block":
+            raise FpforgeValueError(f"{what}() takes a scalar format; {name!r} is a block format "
+                                    f"(use {what}_block)")
+        raise FpforgeTypeError(f"{what}() takes a scalar format name or descriptor, not {fmt!r}")
+    return fmt
 
 
 def encode_with_flags(
@@ -202,19 +209,23 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
             rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
-    fmt = get_format(fmt)
-    if not isinstance(fmt, (FloatFormat, TaperedFormat)):
-        raise TypeError(f"encode() handles scalar float formats here, not {fmt!r}")
-    fmt = with_denormals(fmt, ieee_denormals)
-    x = np.asarray(x)
+    fmt = _scalar_format(fmt, "encode")
+    fmt = with_denormals(fmt, as_bool(ieee_denormals, "ieee_denormals"))
+    x = as_source(x)
+    saturate, nan_to_zero = as_bool(saturate, "saturate"), as_bool(nan_to_zero, "nan_to_zero")
+    paper_literal = as_bool(paper_literal, "paper_literal")
+    seed = as_seed(seed)
     fmt, bias = resolve_bias(fmt, bias, x.shape)
     if rounding is None:
         rounding = fmt.roundings[0]
     _check_rounding(fmt, rounding)
     if paper_literal and not (isinstance(fmt, TaperedFormat) and rounding == "hr"):
-        raise ValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
+        raise FpforgeValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
+    if rand is not None and rounding != "sr":
+        raise FpforgeValueError(f"rand (explicit draws) applies to stochastic rounding (rounding='sr'), not "
+                                f"{rounding!r}")
     src = source_of(x)
-    opts = (rounding, bool(saturate), bool(nan_to_zero), bool(paper_literal))
+    opts = (rounding, saturate, nan_to_zero, paper_literal)
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE and bias is None:
         lut = _lut(fmt, src, opts)
         if lut is not None:
@@ -245,6 +256,8 @@ def _exact(fmt, src, x, opts, draws, bias=None):
 # A run-time-bias format with one bias for the whole array uses the table of ``fmt.at(bias)``; arrays of
 # several biases take the exact path (tests/test_cfloat_golden.py checks both). At most ``_LUT_KEEP``
 # tables are kept (the oldest is dropped first): a sweep over 64 biases must not hold 64 tables per mode.
+# Size: a table has 2**16 (16-bit sources) or 2**17 (FP32) entries of a code (1-2 bytes) and a flag byte,
+# at most 384 KiB; 256 of them at most 96 MiB.
 _LUT_MIN_SIZE = 1 << 16
 _LUT_KEEP = 256
 _LUTS: dict = {}
@@ -404,6 +417,10 @@ def encode_flags(fmt, x, **kwargs):
     return _encode(fmt, x, (1,), **kwargs)[0]
 
 
+# Memoised value tables (decode): one float64 entry per code, for formats of at most MAX_TABLE_BITS bits
+# (a table is then at most 2**16 * 8 bytes = 512 KiB); at most _TABLES_KEEP tables (80 MiB) are kept, the
+# oldest dropped first. Wider formats (FP32) are decoded directly, never through a table.
+MAX_TABLE_BITS = 16
 _TABLES: dict = {}
 _TABLES_KEEP = 160  # fixed-bias descriptors of run-time-bias formats: one table per bias at most
 
@@ -438,16 +455,23 @@ def _value_table(fmt: FloatFormat) -> np.ndarray:
 def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
     """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit.
 
-    ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an integer array broadcastable to
-    ``codes``; ``ieee_denormals`` as for :func:`encode_with_flags`. Denormal codes of a flush-to-zero
-    format (UHP) decode to 0.
+    ``codes`` are integers (an integer array, a Python int or a list of ints) in ``0 .. 2**bits - 1``;
+    the result has their shape. ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an
+    integer array broadcastable to ``codes``; ``ieee_denormals`` as for :func:`encode_with_flags`.
+    Denormal codes of a flush-to-zero format (UHP) decode to 0. Formats of up to ``MAX_TABLE_BITS``
+    bits decode through a memoised table of every code; wider ones (FP32) are computed directly.
+
+    Raises
+    ------
+    TypeError
+        ``codes`` are not integers (floats, bools, ...); ``fmt`` is not a scalar format.
+    ValueError
+        A code out of range; a missing or bad bias.
     """
-    fmt = with_denormals(get_format(fmt), ieee_denormals)
-    codes = np.asarray(codes)
-    if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
-        raise ValueError(f"codes of {fmt.name} must be in 0..{(1 << fmt.bits) - 1}")
+    fmt = with_denormals(_scalar_format(fmt, "decode"), as_bool(ieee_denormals, "ieee_denormals"))
+    codes = as_codes(codes, fmt.bits, of=fmt.name)
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
-    if bias is not None:
+    if bias is not None or fmt.bits > MAX_TABLE_BITS:
         return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
     return _value_table(fmt).astype(np.float32)[codes.astype(np.intp)]
 
@@ -458,14 +482,12 @@ def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False) -
     Every FP8 value is exact in all three targets; NaN becomes the target's canonical quiet NaN with
     the code's sign bit. ``bias`` and ``ieee_denormals`` as for :func:`decode`.
     """
-    fmt = get_format(fmt)
     tgt = _target(target)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
     return encode(tgt, vals, rounding="rne")
 
 
 def _target(name):
-    try:
-        return SOURCES[name]
-    except KeyError:
-        raise ValueError(f"unknown target {name!r}; valid targets: {', '.join(SOURCES)}") from None
+    if not isinstance(name, str) or name not in SOURCES:
+        raise FpforgeValueError(f"unknown target {name!r}; valid targets: {', '.join(SOURCES)}")
+    return SOURCES[name]

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import FpforgeValueError
+
 __all__ = ["DEFAULT_RAND_BITS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state", "step"]
 
 #: Default number R of random bits per value for stochastic rounding.
@@ -112,7 +114,7 @@ def random_bits(seed: int, n: int, bits: int = DEFAULT_RAND_BITS, start: int = 0
         Index of the first draw (jump-ahead; lets callers work in chunks).
     """
     if not 1 <= bits <= 32:
-        raise ValueError(f"random bits per value must be in 1..32, not {bits!r}")
+        raise FpforgeValueError(f"random bits per value must be in 1..32, not {bits!r}")
     if n < 0 or start < 0:
-        raise ValueError(f"n and start must be non-negative, not {n!r}, {start!r}")
+        raise FpforgeValueError(f"n and start must be non-negative, not {n!r}, {start!r}")
     return states(seed, n, start) >> np.uint32(32 - bits)

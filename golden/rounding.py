@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import FpforgeValueError
+
 
 def round_up(q0, d, rounding, rand=None, rand_bits=None):
     """Whether ``q0 + d`` (``q0`` int64, ``0 <= d < 1`` exact float64) rounds up to ``q0 + 1``.
@@ -19,4 +21,4 @@ def round_up(q0, d, rounding, rand=None, rand_bits=None):
         return np.zeros(np.shape(d), bool)
     if rounding == "sr":
         return np.floor(np.ldexp(d, rand_bits)).astype(np.int64) + rand >= (1 << rand_bits)
-    raise ValueError(f"unknown rounding {rounding!r}")
+    raise FpforgeValueError(f"unknown rounding {rounding!r}")

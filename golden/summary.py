@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import FloatFormat, TaperedFormat, get_format
 from .minifloat import _classify, with_denormals
 
@@ -79,7 +80,7 @@ def code_fields(fmt, code: int) -> tuple[list[str], str]:
             em, man = mag[width : width + d], mag[width + d :]
             e = 0 if d == 0 else (-1 if em[0] == "1" else 1) * int("1" + em[1:], 2)
             return [s, mag[:width], em, man], f"D={d} E={e}"
-    raise ValueError(f"code {code:#x} matches no dot prefix of {fmt.name}")
+    raise FpforgeValueError(f"code {code:#x} matches no dot prefix of {fmt.name}")
 
 
 def _pattern(fmt, code: int, sign: str | None = None) -> str:
@@ -184,8 +185,8 @@ def bias_ranges(fmt, ieee_denormals=False) -> list[dict]:
     """
     base = with_denormals(get_format(fmt), ieee_denormals)
     if not getattr(base, "runtime_bias", False):
-        raise ValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
-                         f"(cfloat8_143, cfloat8_152, shp)")
+        raise FpforgeValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
+                                f"(cfloat8_143, cfloat8_152, shp)")
     rows = []
     for b in base.biases:
         f = base.at(b)
@@ -206,7 +207,7 @@ def precision_by_exponent(fmt, bias=None) -> tuple[np.ndarray, np.ndarray]:
         exps = np.arange(fmt.dml_emin, fmt.emax + 1)
         return exps, np.array([fmt.mant_width(int(e)) + 1 for e in exps])
     if not isinstance(fmt, FloatFormat):
-        raise TypeError(f"precision_by_exponent takes a scalar format, not {fmt!r}")
+        raise FpforgeTypeError(f"precision_by_exponent takes a scalar format, not {fmt!r}")
     fmt = fmt.at(bias)
     normal = np.arange(fmt.emin, fmt.emax + 1)
     if not fmt.has_subnormals:
