@@ -15,6 +15,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.errors import FpforgeValueError
 from ..golden.formats import ROUNDING_MODES, RUNTIME_BIAS_BITS, SOURCES, Flag, FloatFormat, get_format
 from ..golden.minifloat import with_denormals
 from ..golden.rng import DEFAULT_RAND_BITS
@@ -29,13 +30,13 @@ def _source(name, what="source"):
     try:
         return SOURCES[name]
     except KeyError:
-        raise ValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
+        raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
 
 
 def _float_format(fmt, ieee_denormals=False):
     fmt = get_format(fmt)
     if not isinstance(fmt, FloatFormat) or fmt.name in SOURCES:
-        raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format")
+        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format")
     return with_denormals(fmt, ieee_denormals)
 
 
@@ -113,18 +114,18 @@ def check_roundings(fmt, roundings):
     roundings = tuple(dict.fromkeys(roundings))
     for r in roundings:
         if r not in fmt.roundings:
-            raise ValueError(
+            raise FpforgeValueError(
                 f"format {fmt.name!r} has no rounding {r!r}; valid choices: {', '.join(fmt.roundings)}"
             )
     if not roundings:
-        raise ValueError("at least one rounding mode is needed")
+        raise FpforgeValueError("at least one rounding mode is needed")
     return roundings
 
 
 def check_saturate(saturate):
     saturate = {False: "off", True: "on"}.get(saturate, saturate)
     if saturate not in SATURATE_CHOICES:
-        raise ValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
+        raise FpforgeValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
     return saturate
 
 
@@ -232,7 +233,7 @@ class Encoder(wiring.Component):
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
         if not 1 <= rand_bits <= 32:
-            raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
@@ -441,10 +442,10 @@ class Decoder(wiring.Component):
         emax_hi = fmt.exponent_span[1]
         lowest = (fmt.at(max(fmt.biases)) if fmt.runtime_bias else fmt).min_subnormal
         if fmt.mbits > tgt.mbits or emax_hi > tgt.emax or lowest < tgt.min_subnormal:
-            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
-                             + (" at every bias" if fmt.runtime_bias else ""))
+            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
+                                    + (" at every bias" if fmt.runtime_bias else ""))
         if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
-            raise ValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
+            raise FpforgeValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
         self._fmt, self._tgt = fmt, tgt
         self._ieee_denormals = bool(ieee_denormals)
         members = {"a": In(fmt.bits), "y": Out(tgt.bits)}

@@ -11,6 +11,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.errors import FpforgeValueError
 from ..golden.formats import Flag, TaperedFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import HR_TA_BELOW, hr_threshold_bits
@@ -23,7 +24,7 @@ __all__ = ["HiF8Decoder", "HiF8Encoder"]
 def _tapered_format(fmt):
     fmt = get_format(fmt)
     if not isinstance(fmt, TaperedFormat):
-        raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a tapered format")
+        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a tapered format")
     return fmt
 
 
@@ -67,9 +68,9 @@ class HiF8Encoder(wiring.Component):
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
         if not 1 <= rand_bits <= 32:
-            raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
         if paper_literal and "hr" not in roundings:
-            raise ValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
+            raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
@@ -212,7 +213,7 @@ class HiF8Decoder(wiring.Component):
         fmt = _tapered_format(fmt)
         tgt = _source(target, "target")
         if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
-            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
+            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
         self._fmt, self._tgt = fmt, tgt
         super().__init__({"a": In(fmt.bits), "y": Out(tgt.bits)})
 

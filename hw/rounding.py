@@ -10,6 +10,7 @@ from amaranth import Cat, Const, Module, Mux, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.errors import FpforgeValueError
 from ..golden.formats import ROUNDING_MODES
 
 __all__ = ["MODE_WIDTH", "Rounder"]
@@ -81,10 +82,10 @@ class Rounder(wiring.Component):
     def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
                  expose=False):
         if width < 1:
-            raise ValueError(f"width must be positive, not {width!r}")
+            raise FpforgeValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
         if not modes or any(m not in _GENERIC for m in modes):
-            raise ValueError(f"modes must be drawn from {', '.join(_GENERIC)}, not {modes!r}")
+            raise FpforgeValueError(f"modes must be drawn from {', '.join(_GENERIC)}, not {modes!r}")
         self._width = width
         self._modes = modes
         self._rand_bits = rand_bits

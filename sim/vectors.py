@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..golden.errors import FpforgeValueError
 from ..golden import SOURCES, decode, get_format
 from ..golden.formats import RUNTIME_BIASES
 
@@ -33,7 +34,7 @@ def all_patterns(source: str) -> np.ndarray:
     """Every bit pattern of a 16-bit source, as uint64."""
     src = SOURCES[source]
     if src.bits != 16:
-        raise ValueError(f"only 16-bit sources are enumerated, not {source!r}")
+        raise FpforgeValueError(f"only 16-bit sources are enumerated, not {source!r}")
     return np.arange(1 << 16, dtype=np.uint64)
 
 
