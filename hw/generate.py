@@ -17,7 +17,8 @@ from .hif8 import HiF8Decoder, HiF8Encoder
 from .pipeline import Pipeline
 from .scaling import ScaledEncoder
 
-__all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "build_unit", "default_name", "to_verilog"]
+__all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "build_unit", "check_unit", "default_name",
+           "to_verilog"]
 
 #: Verilator -Wall style categories that yosys' Verilog writer (used by Amaranth) trips by design:
 #: implicit width extension/truncation of operands, unused bits of intermediate wires, hierarchical
@@ -158,6 +159,15 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     else:
         core = Decoder(fmt, target, ieee_denormals)
     return core if latency == 0 else Pipeline(core, latency, seed)
+
+
+def check_unit(**cfg) -> None:
+    """Raise what :func:`build_unit` raises for ``cfg``; a valid configuration is built and dropped (without
+    Amaranth's "created but never used" warning)."""
+    unit = build_unit(**cfg)
+    for obj in (unit, getattr(unit, "core", None)):
+        if obj is not None:
+            obj._MustUse__silence = True
 
 
 def default_name(component):
