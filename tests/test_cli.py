@@ -53,7 +53,7 @@ def test_verilog_writes_the_documented_ports_and_identical_bytes(tmp_path):
     [
         (["verilog", "encoder", "--format", "e9m9"], "unknown format 'e9m9'; valid formats: "),
         (["verilog", "encoder", "--format", "e4m3", "--rounding", "hr"], "valid choices: rne, ta, rtz, sr"),
-        (["verilog", "encoder", "--format", "e4m3", "--latency", "-1"], "latency must be an integer >= 0"),
+        (["verilog", "encoder", "--format", "e4m3", "--latency", "-1"], "latency must be an integer in 0..64, not -1"),
         (["verilog", "encoder", "--format", "e4m3", "--source", "fp64"], "valid choices: fp32, fp16, bf16"),
         (["verilog", "decoder", "--format", "e4m3", "--target", "int8"], "valid choices: fp32, fp16, bf16"),
         (["verilog", "adder", "--format", "e4m3"], "invalid choice: 'adder' (choose from 'encoder', 'decoder', 'block-encoder', 'block-decoder', 'dot', 'scaled-encoder')"),
@@ -63,7 +63,7 @@ def test_verilog_writes_the_documented_ports_and_identical_bytes(tmp_path):
         (["verilog", "encoder", "--format", "hif8", "--rounding", "rne,te"], "valid choices: ta, hr, sr, rne, rtz"),
         (["verilog", "encoder", "--format", "hif8", "--paper-literal"], "paper_literal applies to hybrid rounding"),
         (["verilog", "encoder", "--format", "e5m2", "--paper-literal"], "paper_literal applies to HiF8"),
-        (["verilog", "decoder", "--format", "hif8", "--paper-literal"], "apply to encoders only"),
+        (["verilog", "decoder", "--format", "hif8", "--paper-literal"], "a decoder unit does not take paper_literal (a decoder is exact)"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_code_2(args, message):
