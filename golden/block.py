@@ -62,7 +62,7 @@ from . import rng
 import re
 
 from .checks import as_codes, as_int, as_seed, as_source, describe
-from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, get_format, register
+from .formats import _RESOLVERS, ROUNDING_MODES, FloatFormat, _check_descriptor_fields, get_format, register
 from .minifloat import _draws, code_dtype, decode, encode
 from .rounding import round_up
 
@@ -206,6 +206,7 @@ class BlockFormat(_BlockSize):
     family = "bdr"
 
     def __post_init__(self):
+        _check_descriptor_fields(self, ("name", "title"))
         _check_int("m (magnitude bits)", self.m, 1, 24)
         _check_int("k1 (block size)", self.k1, 1)
         _check_int("d1 (shared exponent bits)", self.d1, 1, 8)
@@ -327,6 +328,20 @@ class MXFormat(_BlockSize):
     family = "ocp"
     d2 = 0
     beta = 0
+
+    def __post_init__(self):
+        _check_descriptor_fields(self, ("name", "title"), ("k1",))
+        if not isinstance(self.element, (FloatFormat, IntElement)) or (
+                isinstance(self.element, FloatFormat) and self.element.name in ("fp32", "fp16", "bf16")):
+            raise FpforgeTypeError(f"MXFormat element must be a narrow FloatFormat or an IntElement, not "
+                                   f"{self.element!r}"[:200])
+        if not isinstance(self.scale, ScaleFormat):
+            raise FpforgeTypeError(f"MXFormat scale must be a ScaleFormat (E8M0), not {self.scale!r}"[:200])
+        if self.k1 < 1:
+            raise FpforgeValueError(f"MXFormat k1 (block size) must be >= 1, not {self.k1}")
+        for r in self.roundings:
+            if r not in ROUNDING_MODES or r == "hr":
+                raise FpforgeValueError(f"unknown block rounding mode {r!r}")
 
     @property
     def is_int(self) -> bool:
@@ -673,6 +688,8 @@ def _field_arrays(fmt, enc):
 
 
 def _bits_matrix(fmt, enc):
+    if enc.n_blocks == 0:
+        return np.zeros((0, fmt.block_bits), np.uint8)
     cols = []
     for vals, width in _field_arrays(fmt, enc):
         b = (vals[:, :, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)

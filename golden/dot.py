@@ -61,6 +61,7 @@ __all__ = [
     "ExactResult",
     "F_RANGE",
     "FP8",
+    "MAX_R",
     "ScalarSet",
     "dot",
     "dot_exact",
@@ -74,6 +75,8 @@ __all__ = [
 
 #: Valid window widths f (bits of the fixed-point window, sign included).
 F_RANGE = (8, 256)
+#: Most elements per dot product (r) a configuration takes.
+MAX_R = 1 << 20
 
 _QNAN = 0x7FC00000
 _INF = 0x7F800000
@@ -94,6 +97,11 @@ class ScalarSet:
     k2 = 1
 
     def __post_init__(self):
+        if not isinstance(self.formats, tuple):
+            raise FpforgeTypeError(f"ScalarSet formats must be a tuple of FloatFormat descriptors, not "
+                                   f"{describe(self.formats)}")
+        if not isinstance(self.name, str):
+            raise FpforgeTypeError(f"ScalarSet name must be a string, not {describe(self.name)}")
         if not self.formats:
             raise FpforgeValueError("a scalar operand needs at least one element format")
         for f in self.formats:
@@ -257,8 +265,10 @@ class DotConfig:
         if a.k1 != b.k1 or (a.family == "bdr" and a.k2 != b.k2):
             raise FpforgeValueError(f"operands A ({a.name}: k1={a.k1}, k2={a.k2}) and B ({b.name}: k1={b.k1}, "
                                     f"k2={b.k2}) must have the same block size k1 (and sub-block size k2)")
-        if not isinstance(self.r, (int, np.integer)) or isinstance(self.r, bool) or self.r < 1 or self.r % a.k1:
-            raise FpforgeValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r}")
+        if not isinstance(self.r, (int, np.integer)) or isinstance(self.r, bool) or not 1 <= self.r <= MAX_R or \
+                self.r % a.k1:
+            raise FpforgeValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r} "
+                                    f"(at most {MAX_R})")
         lo, hi = F_RANGE
         if not isinstance(self.f, (int, np.integer)) or isinstance(self.f, bool) or not lo <= self.f <= hi:
             raise FpforgeValueError(f"f (bits of the fixed-point window, sign included) must be an integer in "
@@ -435,9 +445,9 @@ def _words_to_bits(words, nbits) -> np.ndarray:
             raise FpforgeValueError(f"words must be (n, {nwords}) uint64 port words for {nbits}-bit ports, not "
                                     f"shape {words.shape}")
     else:
-        if isinstance(words, (str, bytes)) or not np.iterable(words):
-            raise FpforgeTypeError(f"words must be port values (Python ints, or (n, {nwords}) uint64), not "
-                                   f"{describe(words)}")
+        if not isinstance(words, (list, tuple, range, np.ndarray)):
+            raise FpforgeTypeError(f"words must be port values (a list of Python ints, or (n, {nwords}) uint64), "
+                                   f"not {describe(words)}")
         ints = as_int_array(list(words), "words (port values)")
         flat = ints.ravel().tolist()
         if any(not 0 <= w < (1 << nbits) for w in flat):
@@ -445,6 +455,8 @@ def _words_to_bits(words, nbits) -> np.ndarray:
             raise FpforgeValueError(f"words must be {nbits}-bit port values in 0..2**{nbits}-1, not {bad}")
         raw = b"".join(int(w).to_bytes(8 * nwords, "little") for w in flat)
         words = np.frombuffer(raw, "<u8").reshape(-1, nwords)
+    if len(words) == 0:
+        return np.zeros((0, nbits), np.uint8)
     raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8).reshape(len(words), -1)
     return np.unpackbits(raw, axis=1, bitorder="little")[:, :nbits]
 
@@ -453,7 +465,7 @@ def from_operand_words(fmt, words, r):
     """Inverse of :func:`operand_words`: port values (Python ints, or ``(n, words)`` uint64) of r elements
     → a ``BlockEncoding`` of shape (n, r), or scalar codes (n, r) (uint64)."""
     fmt = operand_format(fmt)
-    r = as_int(r, "r", 1)
+    r = as_int(r, "r", 1, MAX_R)
     if r % fmt.k1:
         raise FpforgeValueError(f"r must be a positive multiple of k1 = {fmt.k1} ({fmt.name}), not {r}")
     nbits = _port_bits(fmt, r)
@@ -913,7 +925,7 @@ def quantized_operands(cfg, x, select=0, side="a"):
 
     if not isinstance(cfg, DotConfig):
         raise FpforgeTypeError(f"cfg must be a DotConfig, not {describe(cfg)}")
-    if side not in ("a", "b"):
+    if not isinstance(side, str) or side not in ("a", "b"):
         raise FpforgeValueError(f"side must be 'a' or 'b', not {side!r}")
     fmt = cfg.a if side == "a" else cfg.b
     x = as_source(x).astype(np.float32)
@@ -951,8 +963,14 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
 
     if isinstance(formats, str):
         formats = (formats,)
-    fs = (fs,) if isinstance(fs, (int, np.integer)) else tuple(fs)
-    formats = tuple(formats)
+    if isinstance(fs, (int, np.integer)):
+        fs = (fs,)
+    for label, value in (("formats", formats), ("fs", fs)):
+        if not isinstance(value, (list, tuple)):
+            raise FpforgeTypeError(f"{label} must be a list or tuple, not {describe(value)}")
+    fs, formats = tuple(fs), tuple(formats)
+    r = as_int(r, "r", 1)
+    n_vectors = as_int(n_vectors, "n_vectors", 1)
     if not formats or not fs:
         raise FpforgeValueError(f"formats and fs must name at least one format and one f, not {formats!r}, {fs!r}")
     seed = as_seed(seed, allow_none=False)

@@ -81,6 +81,25 @@ RUNTIME_BIAS_BITS = 6
 RUNTIME_BIASES = range(1 << RUNTIME_BIAS_BITS)
 
 
+def _check_descriptor_fields(desc, strings=(), ints=(), bools=(), tuples=("roundings",)):
+    """Types of a descriptor's fields (a wrong type is a TypeError naming the field, never a crash later)."""
+    kind = type(desc).__name__
+    for name in strings:
+        if not isinstance(getattr(desc, name), str):
+            raise FpforgeTypeError(f"{kind} {name} must be a string, not {getattr(desc, name)!r}")
+    for name in ints:
+        value = getattr(desc, name)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise FpforgeTypeError(f"{kind} {name} must be an integer, not {value!r}")
+    for name in bools:
+        if not isinstance(getattr(desc, name), bool):
+            raise FpforgeTypeError(f"{kind} {name} must be True or False, not {getattr(desc, name)!r}")
+    for name in tuples:
+        value = getattr(desc, name)
+        if not isinstance(value, tuple) or not value or not all(isinstance(v, str) for v in value):
+            raise FpforgeTypeError(f"{kind} {name} must be a non-empty tuple of mode names, not {value!r}")
+
+
 @dataclass(frozen=True)
 class FloatFormat:
     """A sign/exponent/mantissa floating-point format.
@@ -125,6 +144,7 @@ class FloatFormat:
     ftz: bool = False
 
     def __post_init__(self):
+        _check_descriptor_fields(self, ("name", "title"), ("ebits", "mbits"), ("signed", "ftz"))
         if self.nan not in _NAN_STYLES:
             raise FpforgeValueError(f"nan style must be one of {', '.join(_NAN_STYLES)}, not {self.nan!r}")
         if self.ebits < 1 or self.mbits < 0:
@@ -380,6 +400,7 @@ class TaperedFormat:
         return self
 
     def __post_init__(self):
+        _check_descriptor_fields(self, ("name", "title"), ("bits", "dml_offset"))
         for r in self.roundings:
             if r not in ROUNDING_MODES:
                 raise FpforgeValueError(f"unknown rounding mode {r!r}")
@@ -543,6 +564,9 @@ def list_formats(kind: str | None = None) -> list[str]:
     """Names of the registered formats, in registration order; ``kind="source"`` for the sources."""
     if kind is None:
         return list(_REGISTRY)
+    kinds = ("source", *dict.fromkeys(getattr(f, "kind", None) for f in _REGISTRY.values()))
+    if not isinstance(kind, str) or kind not in kinds:
+        raise UnknownName(f"unknown format kind {kind!r}; valid kinds: {', '.join(map(str, kinds))} (or None: all)")
     if kind == "source":
         return list(SOURCES)
     return [n for n, f in _REGISTRY.items() if getattr(f, "kind", None) == kind and n not in SOURCES]

@@ -35,6 +35,7 @@ __all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "e
 
 def code_dtype(bits: int):
     """Smallest unsigned numpy dtype holding ``bits``-bit codes."""
+    bits = as_int(bits, "bits", 0)
     for dt in (np.uint8, np.uint16, np.uint32, np.uint64):
         if bits <= np.dtype(dt).itemsize * 8:
             return np.dtype(dt)

@@ -61,8 +61,9 @@ def gaussian_vectors(n_vectors: int, length: int = 256, seed: int = 0, log2_sigm
         lo, hi = (float(v) for v in log2_sigma)
     except (TypeError, ValueError):
         raise FpforgeTypeError(f"log2_sigma must be a pair of numbers (lo, hi), not {describe(log2_sigma)}") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and -100 <= lo <= hi <= 100):
-        raise FpforgeValueError(f"log2_sigma must be finite with -100 <= lo <= hi <= 100, not {log2_sigma!r}")
+    if not (math.isfinite(lo) and math.isfinite(hi) and -150 <= lo <= hi <= 120):
+        raise FpforgeValueError(f"log2_sigma must be finite with -150 <= lo <= hi <= 120 (FP32's range), not "
+                                f"{log2_sigma!r}")
     rng = np.random.default_rng(seed % 2**64)
     sigma = 2.0 ** rng.uniform(lo, hi, size=(n_vectors, 1))
     return (rng.standard_normal((n_vectors, length)) * sigma).astype(np.float32)
@@ -114,6 +115,9 @@ def qsnr(fmt, x, *, rounding=None, seed=None) -> np.ndarray:
     if isinstance(fmt, (BlockFormat, MXFormat)):
         q = quantize(fmt, x, rounding=rounding, seed=seed).astype(np.float64)
     elif isinstance(fmt, (FloatFormat, TaperedFormat)):
+        if not getattr(fmt, "signed", True) and (x.astype(np.float32) < 0).any():
+            raise FpforgeValueError(f"{fmt.name} is unsigned: it cannot hold the negative values of x, so their "
+                                    "QSNR is undefined (measure non-negative vectors)")
         if rounding is not None and rounding not in fmt.roundings:
             raise FpforgeValueError(f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: "
                                     f"{', '.join(fmt.roundings)}")
