@@ -776,20 +776,25 @@ def test_explicit_draws_out_of_range_are_rejected(rand, rand_bits):
 
 
 # -- descriptors, decoding -----------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "fmt, bias, max_value, min_normal, min_sub, max_code, nan_pos, nan_neg, inf_code",
-    [
-        ("e4m3", 7, 448.0, 2.0**-6, 2.0**-9, 0x7E, 0x7F, 0xFF, None),
-        ("e5m2", 15, 57344.0, 2.0**-14, 2.0**-16, 0x7B, 0x7E, 0xFE, 0x7C),
-        ("e4m3fnuz", 8, 240.0, 2.0**-7, 2.0**-10, 0x7F, 0x80, 0x80, None),
-        ("e5m2fnuz", 16, 57344.0, 2.0**-15, 2.0**-17, 0x7F, 0x80, 0x80, None),
-    ],
-)
-def test_fp8_descriptors(fmt, bias, max_value, min_normal, min_sub, max_code, nan_pos, nan_neg, inf_code):
-    f = get_format(fmt)
-    assert (f.bits, f.bias, f.max_value, f.min_normal, f.min_subnormal) == (8, bias, max_value, min_normal, min_sub)
-    assert (f.max_code, f.nan_code(False), f.nan_code(True), f.inf_code) == (max_code, nan_pos, nan_neg, inf_code)
-    assert fmt in list_formats()
+@pytest.mark.parametrize("fmt, dtype", [("e4m3", ml_dtypes.float8_e4m3fn), ("e5m2", ml_dtypes.float8_e5m2),
+                                         ("e4m3fnuz", ml_dtypes.float8_e4m3fnuz),
+                                         ("e5m2fnuz", ml_dtypes.float8_e5m2fnuz)])
+def test_fp8_descriptors_agree_with_ml_dtypes(fmt, dtype):
+    """Limits and special codes against ml_dtypes (the independent implementation of the four FP8 types)."""
+    f, info = get_format(fmt), ml_dtypes.finfo(dtype)
+
+    def code(v):
+        return int(np.array(v, dtype=dtype).view(np.uint8))
+
+    assert (f.bits, f.bias) == (info.bits, 1 - info.minexp)
+    assert (f.max_value, f.min_normal, f.min_subnormal) == (float(info.max), float(info.smallest_normal),
+                                                            float(info.smallest_subnormal))
+    assert f.max_code == code(info.max) and code(-info.max) == f.max_code | f.sign_mask
+    assert (f.nan_code(False), f.nan_code(True)) == (code(np.nan), code(-np.nan))
+    if f.has_inf:
+        assert f.inf_code == code(np.inf)
+    else:
+        assert f.inf_code is None and np.isnan(np.array(np.inf, np.float32).astype(dtype).astype(np.float32))
 
 
 @pytest.mark.parametrize(
