@@ -47,6 +47,8 @@ def run(args) -> int:
 
     root = _root()
     if not root.exists():
+        if args.kinds:
+            raise UsageError(f"no {', '.join(args.kinds)} in the cache {str(root)!r}; it holds nothing yet")
         print(f"{root}: no cache (nothing to free)")
         return 0
     if not root.is_dir():

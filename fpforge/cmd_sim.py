@@ -55,17 +55,27 @@ def _biases(args, cfg):
     return biases
 
 
+_RANDOM = {"encoder": "random FP32 values per rounding/saturation pair", "block-encoder": "random blocks",
+           "block-decoder": "blocks", "dot": "random dot products"}
+
+
+def _what(unit, vectors) -> str:
+    """How the vector count came about, for the line printed before a run."""
+    if vectors is None:
+        return "every input pattern"
+    return f"{vectors:,} {_RANDOM[unit]} (--vectors N for more) and the directed cases"
+
+
 class _Bar:
     """``progress(done, total)`` for one run: prints the vector count once; a tqdm bar on a terminal."""
 
-    def __init__(self, sim, vectors):
-        self.sim, self.vectors, self.bar = sim, vectors, None
+    def __init__(self, sim, what):
+        self.sim, self.what, self.bar = sim, what, None
         self.tty = sys.stderr.isatty()
 
     def __call__(self, done, total):
         if self.bar is None:
-            how = "" if self.vectors is None else f"; {self.vectors:,} random per group, --vectors to change"
-            print(f"{self.sim}: {total:,} vectors{how}", flush=True)
+            print(f"{self.sim}: {total:,} vectors: {self.what}", flush=True)
             if not self.tty:
                 self.bar = False
                 return
@@ -93,25 +103,29 @@ def run(args) -> int:
     from .hw.generate import check_unit
 
     check_unit(**cfg)  # every option error before any simulator starts
+    if args.build_dir is not None:
+        from pathlib import Path
+
+        if Path(args.build_dir).exists() and not Path(args.build_dir).is_dir():
+            raise UsageError(f"--build-dir {args.build_dir!r} is not a directory")
     sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
     reasons = available_simulators()
-    if args.simulator != "all" and reasons[args.simulator]:
-        raise SimulatorMissing(f"{args.simulator}: {reasons[args.simulator]}")
-    ran, ok = 0, True
+    if all(reasons[s] for s in sims):
+        if len(sims) == 1:
+            raise SimulatorMissing(f"{sims[0]}: {reasons[sims[0]]}")
+        raise SimulatorMissing("no simulator available: " + "; ".join(f"{s}: {r}" for s, r in reasons.items()))
+    ok = True
     for sim in sims:
         if reasons[sim]:
             print(f"{sim}: skipped — {reasons[sim]}", file=sys.stderr, flush=True)
             continue
         vectors = resolve_vectors(cfg, sim, args.vectors)
-        bar = _Bar(sim, vectors)
+        bar = _Bar(sim, _what(cfg["unit"], vectors))
         try:
             result = regress_unit(cfg, sim, vectors=vectors, seed=args.seed_vectors, build_root=args.build_dir,
                                   biases=biases, progress=bar)
         finally:
             bar.close()
         print(result.summary(), flush=True)
-        ran += 1
         ok &= result.passed
-    if not ran:
-        raise SimulatorMissing("no simulator available: " + "; ".join(f"{s}: {r}" for s, r in reasons.items()))
     return 0 if ok else 1

@@ -112,6 +112,8 @@ def unit_config(args) -> dict:
     if args.unit == "dot":
         cfg["format"], cfg["format_b"] = _dot_operands(args)
         cfg.update(r=args.r, f=args.f)
+        if args.rounding is not None:
+            cfg["rounding"] = args.rounding  # refused by build_unit: a dot unit rounds once, to nearest even
     else:
         if args.format is None:
             raise UsageError(f"{args.unit} needs --format/-f (see `fpforge formats`)")

@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..golden.errors import ToolMissing
+from ..golden.errors import ToolError, ToolMissing
 from . import objcache
 from .lanes import lanes_wrapper
 
@@ -38,9 +39,9 @@ SIMULATORS = ("verilator", "icarus")
 _MIN_VERILATOR = (5, 36)
 
 
-#: How to get what a simulator needs, for the messages of :func:`available_simulators`.
-INSTALL_HINTS = {"iverilog": "apt-get install iverilog", "vvp": "apt-get install iverilog",
-                 "g++": "apt-get install g++", "make": "apt-get install make", "perl": "apt-get install perl"}
+#: The Debian/Ubuntu package of each host tool a simulator needs (for the messages of
+#: :func:`available_simulators`).
+PACKAGES = {"iverilog": "iverilog", "vvp": "iverilog", "g++": "g++", "make": "make", "perl": "perl"}
 
 
 class SimulatorMissing(ToolMissing):
@@ -86,8 +87,7 @@ def verilator_version() -> tuple[int, int]:
 
 
 def _hint(tools) -> str:
-    hints = list(dict.fromkeys(INSTALL_HINTS[t] for t in tools))
-    return "; ".join(hints)
+    return "apt-get install " + " ".join(dict.fromkeys(PACKAGES[t] for t in tools))
 
 
 def available_simulators() -> dict:
@@ -136,6 +136,16 @@ class Result:
         return text
 
 
+def _last_line(path: Path) -> str:
+    """The last error-looking (else last non-empty) line of a log file."""
+    try:
+        lines = [l.strip() for l in path.read_text(errors="replace").splitlines() if l.strip()]
+    except OSError:
+        return ""
+    errors = [l for l in lines if "error" in l.lower()]
+    return (errors or lines or [""])[-1][:300]
+
+
 def _write_if_changed(path: Path, text: str):
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -152,7 +162,9 @@ def _runner(sim):
     from cocotb_tools.runner import Verilator, get_runner
 
     if sim != "verilator":
-        return get_runner(sim)
+        runner = get_runner(sim)
+        runner.log.setLevel(logging.ERROR)  # not "Skipping compilation of ..." between our own lines
+        return runner
 
     class _PortsOnly(Verilator):
         def _build_command(self):
@@ -162,7 +174,9 @@ def _runner(sim):
             cmds[0] = verilate[:i] + ["--public-depth", "1"] + verilate[i + 1 :]
             return cmds
 
-    return _PortsOnly()
+    runner = _PortsOnly()
+    runner.log.setLevel(logging.ERROR)
+    return runner
 
 
 @contextlib.contextmanager
@@ -266,9 +280,15 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
     fresh = stamp.exists() and stamp.read_text() == digest
     if progress is not None:
         progress(0, case.size)
-    runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
-                 build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
-                 log_file=str(build_dir / "build.log"))
+    if stamp.exists() and not fresh:
+        stamp.unlink()
+    try:
+        runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
+                     build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
+                     log_file=str(build_dir / "build.log"))
+    except (subprocess.CalledProcessError, SystemExit) as e:
+        raise ToolError(f"{sim} could not build {top}: {_last_line(build_dir / 'build.log') or e} "
+                        f"(log: {build_dir / 'build.log'})") from None
     stamp.write_text(digest)
     build_seconds = time.monotonic() - t0
 
@@ -288,9 +308,12 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
     if progress is not None:
         env["FPFORGE_PROGRESS"] = str(progress_path)
     with _progress_watch(progress_path, progress, case.size):
-        runner.test(test_module="fpforge.sim.testbench", hdl_toplevel=hdl_top, build_dir=str(build_dir),
-                    test_dir=str(build_dir), extra_env=env, results_xml=str(build_dir / "results.xml"),
-                    log_file=str(build_dir / "test.log"))
+        try:
+            runner.test(test_module="fpforge.sim.testbench", hdl_toplevel=hdl_top, build_dir=str(build_dir),
+                        test_dir=str(build_dir), extra_env=env, results_xml=str(build_dir / "results.xml"),
+                        log_file=str(build_dir / "test.log"))
+        except SystemExit:
+            pass  # the runner exits when the simulation failed; the summary (or its absence) says how
     seconds = time.monotonic() - t1
     if not summary_path.exists():
         log = (build_dir / "test.log").read_text(errors="replace")[-3000:]

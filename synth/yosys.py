@@ -87,10 +87,14 @@ def _pyosys_usable() -> bool:
     return out.returncode == 0
 
 
-@functools.lru_cache(maxsize=1)
 def _select() -> tuple[str, tuple[str, ...], str]:
-    """``(backend, command prefix, version)``: see the module docstring."""
-    forced = os.environ.get("FPFORGE_YOSYS", "").strip()
+    """``(backend, command prefix, version)``: see the module docstring; looked up again when
+    ``FPFORGE_YOSYS`` or ``PATH`` change."""
+    return _select_for(os.environ.get("FPFORGE_YOSYS", "").strip(), os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=4)
+def _select_for(forced: str, path: str) -> tuple[str, tuple[str, ...], str]:
     fmt = lambda v: f"Yosys {v[0]}.{v[1]}" + (f"+{v[2]}" if v[2] else "") if v else "unknown"  # noqa: E731
     if forced:
         if forced.lower() == "yowasp":
