@@ -19,8 +19,8 @@ from pathlib import Path
 from .golden.errors import FpforgeError
 from .jobs import write_atomic
 
-__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "table_text",
-           "user_paths", "write_output"]
+__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "table_text", "timed",
+           "user_paths", "write_json", "write_output"]
 
 
 class UsageError(FpforgeError):
@@ -79,6 +79,23 @@ def write_output(path, data) -> None:
         write_atomic(path, data)
     except OSError as e:
         raise UsageError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+
+
+def timed(fn, *args, **kwargs):
+    """``(fn(*args, **kwargs), seconds)``."""
+    import time
+
+    t0 = time.monotonic()
+    result = fn(*args, **kwargs)
+    return result, time.monotonic() - t0
+
+
+def write_json(path, document) -> int:
+    """Write ``document`` as indented JSON (see :func:`write_output`); return exit status 0."""
+    import json
+
+    write_output(path, json.dumps(document, indent=2) + "\n")
+    return 0
 
 
 def comma_list(text, option, *, convert=None, example="") -> list:

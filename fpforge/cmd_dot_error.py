@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cliutil import UsageError, add_output, check_output, comma_list, write_output
+from .cliutil import UsageError, add_output, check_output, comma_list, timed, write_json, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -23,9 +23,6 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    import json
-    import time
-
     from .golden.dot import ERROR_FORMATS, ERROR_FS, DotConfig, error_sweep
 
     check_output(args.output)
@@ -39,13 +36,10 @@ def run(args) -> int:
     if args.vectors * args.r > MAX_VALUES:
         raise UsageError(f"--vectors x --r = {args.vectors * args.r:,} elements; fpforge dot-error takes at most "
                          f"{MAX_VALUES:,} (memory): use fewer vectors")
-    t0 = time.monotonic()
-    rows = error_sweep(names, fs, r=args.r, n_vectors=args.vectors, seed=args.seed)
-    seconds = time.monotonic() - t0
+    rows, seconds = timed(error_sweep, names, fs, r=args.r, n_vectors=args.vectors, seed=args.seed)
     if args.json:
-        write_output(args.output, json.dumps({"r": args.r, "vectors": args.vectors, "seed": args.seed,
-                                              "seconds": seconds, "rows": rows}, indent=2) + "\n")
-        return 0
+        return write_json(args.output, {"r": args.r, "vectors": args.vectors, "seed": args.seed,
+                                        "seconds": seconds, "rows": rows})
     lines = [f"# f-bit dot-product pipeline vs the exact sum rounded once to FP32: r = {args.r}, {args.vectors} "
              f"Gaussian vector pairs per format (sigma = 2^U(-8, 8) per vector, seed {args.seed})",
              "# exact%: results bit-identical to the exact one; rel: |y - x| / |x|; norm: |y - x| / sum|a_i b_i|",

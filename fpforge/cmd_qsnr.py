@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cliutil import UsageError, add_output, check_output, comma_list, write_output
+from .cliutil import UsageError, add_output, check_output, comma_list, timed, write_json, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -24,9 +24,6 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    import json
-    import time
-
     from .golden import get_format
     from .golden.qsnr import DEFAULT_TABLE, MAX_VALUES, qsnr_table
 
@@ -41,13 +38,11 @@ def run(args) -> int:
     for f in fmts:
         if getattr(f, "kind", None) == "block" and args.length % f.k1:
             raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
-    t0 = time.monotonic()
-    rows = qsnr_table(fmts, n_vectors=args.vectors, length=args.length, seed=args.seed, rounding=args.rounding)
-    seconds = time.monotonic() - t0
+    rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
+                          rounding=args.rounding)
     if args.json:
-        write_output(args.output, json.dumps({"vectors": args.vectors, "length": args.length, "seed": args.seed,
-                                              "seconds": seconds, "rows": rows}, indent=2) + "\n")
-        return 0
+        return write_json(args.output, {"vectors": args.vectors, "length": args.length, "seed": args.seed,
+                                        "seconds": seconds, "rows": rows})
     lines = [f"# QSNR (dB) over {args.vectors} vectors of {args.length} values, sigma = 2^U(-8, 8) per vector "
              f"(seed {args.seed}); scalar formats with a per-vector amax scale",
              "format        bits/elem  rounding  mean    std    p5      min     bound"]

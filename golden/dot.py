@@ -616,7 +616,8 @@ def _lead_and_check(cfg, side, data, name):
         data.validate()
         shape = data.shape
     if not shape or shape[-1] != cfg.r:
-        raise FpforgeValueError(f"operand {name} must have r = {cfg.r} elements on its last axis, not shape {tuple(shape)}")
+        raise FpforgeValueError(f"operand {name} must have r = {cfg.r} elements on its last axis, not shape "
+                                f"{tuple(shape)}")
     return tuple(shape[:-1])
 
 
@@ -803,7 +804,8 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
     lead_a = _lead_and_check(cfg, cfg.sa, a, "A")
     lead_b = _lead_and_check(cfg, cfg.sb, b, "B")
     if lead_a != lead_b:
-        raise FpforgeValueError(f"operands A and B must hold the same number of dot products, not {lead_a} and {lead_b}")
+        raise FpforgeValueError(f"operands A and B must hold the same number of dot products, not {lead_a} and "
+                                f"{lead_b}")
     n = int(np.prod(lead_a, dtype=np.int64))
     args = (n, cfg.nb, cfg.k1, cfg.n_sub)
     ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a, cfg.sa, "select_a"))

@@ -5,7 +5,9 @@ tests/bad_inputs.py (CLI command lines and Python API calls).
     .venv/bin/python tests/bad_input_table.py --results   # also into docs/results.md (section bad-inputs)
 
 Run it with another checkout's interpreter (e.g. ``/work/main/.venv/bin/python tests/bad_input_table.py``) to
-measure that checkout on the same cases.
+measure that checkout on the same cases: an old checkout may accept a bad option and do the work (a
+simulation, a synthesis), so each case gets at most ``--timeout`` seconds (default 300; a case cut short is
+*unclear*), and a case that asks for unbounded memory should run under ``ulimit -v``.
 
 Classes. CLI: *clear error* = exit status 2 and exactly one stderr line ``fpforge: error: ...`` containing the
 expected words; *traceback* = a traceback or exit status 70; *silent* = exit status 0; *unclear* = the rest
@@ -19,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +29,25 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 CLASSES = ("clear error", "traceback", "silent", "unclear")
+TIMEOUT = 300
+
+
+class _TimedOut(BaseException):
+    pass
+
+
+@contextlib.contextmanager
+def _limit(seconds):
+    def stop(signum, frame):
+        raise _TimedOut()
+
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def _cli_case(main, argv, expected, env, places):
@@ -35,7 +57,10 @@ def _cli_case(main, argv, expected, env, places):
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                status = main([a.format(**places) for a in argv])
+                with _limit(TIMEOUT):
+                    status = main([a.format(**places) for a in argv])
+            except _TimedOut:
+                return "unclear", f"still running after {TIMEOUT} s"
             except SystemExit as e:  # an old main() may let argparse exit
                 status = e.code if isinstance(e.code, int) else 1
             except BaseException as e:  # noqa: BLE001 - counted as a traceback
@@ -93,7 +118,10 @@ def run_api():
     results = []
     for ident, call, kind, words in API_CASES:
         try:
-            value = call()
+            with _limit(TIMEOUT):
+                value = call()
+        except _TimedOut:
+            results.append((ident, "unclear", f"still running after {TIMEOUT} s"))
         except (TypeError, ValueError) as e:
             if isinstance(e, kind) and FpforgeError and isinstance(e, FpforgeError) and words in str(e):
                 results.append((ident, "clear error", str(e)[:200]))
@@ -115,7 +143,10 @@ def table(cli, api) -> str:
 
 
 def main(argv=None):
+    global TIMEOUT
     argv = sys.argv[1:] if argv is None else argv
+    if "--timeout" in argv:
+        TIMEOUT = int(argv[argv.index("--timeout") + 1])
     import warnings
 
     warnings.simplefilter("ignore")  # Amaranth's unused-elaboratable notes of half-built units

@@ -63,7 +63,8 @@ def test_verilog_writes_the_documented_ports_and_identical_bytes(tmp_path):
         (["verilog", "encoder", "--format", "hif8", "--rounding", "rne,te"], "valid choices: ta, hr, sr, rne, rtz"),
         (["verilog", "encoder", "--format", "hif8", "--paper-literal"], "paper_literal applies to hybrid rounding"),
         (["verilog", "encoder", "--format", "e5m2", "--paper-literal"], "paper_literal applies to HiF8"),
-        (["verilog", "decoder", "--format", "hif8", "--paper-literal"], "a decoder unit does not take paper_literal (a decoder is exact)"),
+        (["verilog", "decoder", "--format", "hif8", "--paper-literal"],
+         "a decoder unit does not take paper_literal (a decoder is exact)"),
     ],
 )
 def test_bad_input_gives_one_line_and_exit_code_2(args, message):

@@ -270,8 +270,9 @@ def _public_functions():
     for mod in (golden, gdot):
         for name in mod.__all__:
             obj = getattr(mod, name)
-            if inspect.isfunction(obj) or inspect.isclass(obj) and name in ("BlockEncoding", "DotConfig", "ScalarSet",
-                                                                               "FloatFormat", "BlockFormat", "MXFormat"):
+            constructor = inspect.isclass(obj) and name in ("BlockEncoding", "DotConfig", "ScalarSet", "FloatFormat",
+                                                            "BlockFormat", "MXFormat")
+            if inspect.isfunction(obj) or constructor:
                 out.append((f"{mod.__name__.rsplit('.', 1)[-1]}.{name}", obj))
     return out
 
