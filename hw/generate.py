@@ -3,8 +3,8 @@
 from amaranth.back import verilog
 
 from .. import __version__
-from ..golden.checks import as_bool, as_choice, as_int, as_seed
-from ..golden.errors import FpforgeTypeError, FpforgeValueError
+from ..golden.checks import as_bool, as_int, as_seed
+from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.formats import TaperedFormat, get_format
 from ..golden.block import BlockFormat, MXFormat
@@ -38,7 +38,8 @@ MAX_PORT_BITS = 1 << 16
 def _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_literal, ieee_denormals,
                    stages, raw, io_registers, rounding):
     """One rule per option (the command line passes its options through here unchanged)."""
-    unit = as_choice(unit, "unit", UNITS)
+    if not isinstance(unit, str) or unit not in UNITS:
+        raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
     as_int(latency, "latency", 0, MAX_LATENCY)
     as_int(stages, "stages", 0, MAX_LATENCY)
     for name, value in (("nan_to_zero", nan_to_zero), ("paper_literal", paper_literal),
