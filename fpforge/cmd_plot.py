@@ -26,8 +26,11 @@ def run(args) -> int:
     if ext not in ("png", "svg"):
         raise UsageError(f"plot output must end in .png or .svg, not {args.output!r}")
     check_output(args.output)
-    formats = [get_format(f).name for f in comma_list(args.formats, "--formats", example="hif8,e4m3")]
+    fmts = [get_format(f) for f in comma_list(args.formats, "--formats", example="hif8,e4m3")]
     if args.bias is not None and not 0 <= args.bias <= 63:
         raise UsageError(f"--bias must be in 0..63, not {args.bias}")
+    if args.bias is not None and not any(getattr(f, "runtime_bias", False) for f in fmts):
+        raise UsageError("--bias applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp); none was given")
+    formats = [f.name for f in fmts]
     write_output(args.output, plot_precision(formats, ext, args.bias))
     return 0

@@ -108,6 +108,12 @@ class ScalarSet:
             if not isinstance(f, FloatFormat) or f.name in SOURCES:
                 raise FpforgeValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, ...), "
                                         f"not {getattr(f, 'name', f)!r}")
+            # The datapath reads a sign bit, a fixed exponent bias and IEEE-style denormals from the code.
+            why = ("has a run-time bias" if f.runtime_bias else "is unsigned" if not f.signed
+                   else "flushes denormals" if f.ftz else None)
+            if why:
+                raise FpforgeValueError(f"{f.name} {why}: scalar dot-product elements are signed fixed-bias formats "
+                                        "(e4m3, e5m2, the FNUZ, FP6 and FP4 formats)")
         if not self.name:
             object.__setattr__(self, "name", "+".join(f.name for f in self.formats))
 

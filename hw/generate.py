@@ -6,7 +6,7 @@ from .. import __version__
 from ..golden.checks import as_bool, as_int, as_seed
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.formats import TaperedFormat, get_format
+from ..golden.formats import SOURCES, TaperedFormat, get_format
 from ..golden.block import BlockFormat, MXFormat
 from ..golden.minifloat import with_denormals
 from .block import BlockDecoder, BlockEncoder
@@ -131,6 +131,9 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
             return RegisteredIO(unit)
         return unit
     fmt = get_format(format)
+    if fmt.name in SOURCES:
+        raise FpforgeValueError(f"{fmt.name!r} is a source/target format: encoders convert from it (source=) and "
+                                "decoders to it (target=); format takes a narrow format (see `fpforge formats`)")
     block = isinstance(fmt, (BlockFormat, MXFormat))
     if unit.startswith("block-") != block:
         kind = "block" if block else "scalar"

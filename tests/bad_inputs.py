@@ -58,6 +58,8 @@ _PLOT = [
     ("plot-runtime-bias-missing", ["plot", "precision", "-o", "x.png", "--formats", "cfloat8_143"], "give a bias"),
     ("plot-bias-too-large", ["plot", "precision", "-o", "x.png", "--bias", "99"], "--bias must be in 0..63"),
     ("plot-block-format", ["plot", "precision", "-o", "x.png", "--formats", "mx9"], "scalar format"),
+    ("plot-bias-without-runtime-format", ["plot", "precision", "-o", "x.png", "--formats", "e4m3", "--bias", "3"],
+     "--bias applies to run-time-bias formats"),
     ("plot-output-directory", ["plot", "precision", "-o", "{dir}.png"], "is a directory"),
     ("plot-output-missing-dir", ["plot", "precision", "-o", "nodir/x.png"], "does not exist"),
 ]
@@ -96,6 +98,8 @@ _DOT_ERROR = [
     ("dot-error-unknown-format", ["dot-error", "--formats", "nope"], "unknown dot-product operand format"),
     ("dot-error-source-format", ["dot-error", "--formats", "fp32"], "cannot be a dot-product operand"),
     ("dot-error-tapered-format", ["dot-error", "--formats", "hif8"], "cannot be a dot-product operand"),
+    ("dot-error-runtime-bias-format", ["dot-error", "--formats", "cfloat8_143"], "has a run-time bias"),
+    ("dot-error-unsigned-format", ["dot-error", "--formats", "uhp"], "is unsigned"),
     ("dot-error-empty-formats", ["dot-error", "--formats", ""], "--formats names nothing"),
     ("dot-error-output-directory", ["dot-error", "--formats", "mx9", "--f", "16", "-o", "{dir}"], "is a directory"),
 ]
@@ -107,6 +111,7 @@ _UNIT = [
     ("unknown-unit", ["adder", "--format", "e4m3"], "invalid choice: 'adder'"),
     ("encoder-no-format", ["encoder"], "encoder needs --format"),
     ("unknown-format", ["encoder", "--format", "e9m9"], "unknown format 'e9m9'; valid formats:"),
+    ("source-format-as-format", ["encoder", "--format", "fp32"], "is a source/target format"),
     ("block-format-scalar-unit", ["encoder", "--format", "mx9"], "is a block format; its units are"),
     ("scalar-format-block-unit", ["block-encoder", "--format", "e4m3"], "is a scalar format; its units are"),
     ("fp8-not-a-unit-format", ["encoder", "--format", "fp8"], "is a dot-product operand"),
