@@ -20,7 +20,8 @@ __all__ = ["EXIT_BUG", "EXIT_USAGE", "SUBCOMMANDS", "UsageError", "main", "parse
 #: The subcommands, in the order of ``fpforge --help``. Each name ``n`` is a module ``fpforge.cmd_<n>``
 #: exposing ``add_parser(subparsers)`` (which calls ``set_defaults(run=run)``) and ``run(args) -> int``.
 #: A new subcommand is one module and one entry here.
-SUBCOMMANDS = ("formats", "table", "plot", "qsnr", "dot_error", "verilog", "sim", "synth", "lint", "clean")
+SUBCOMMANDS = ("formats", "table", "plot", "qsnr", "dot_error", "verilog", "sim", "synth", "scale", "scaling", "lint",
+               "clean")
 
 #: Exit status of bad input (and of a missing tool).
 EXIT_USAGE = 2

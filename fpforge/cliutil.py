@@ -137,7 +137,7 @@ def human_size(n: int) -> str:
 
 
 #: Options whose values are user paths: an OSError on one of them is the user's (fpforge.cli.main).
-_PATH_OPTIONS = ("output", "build_dir", "liberty", "files")
+_PATH_OPTIONS = ("output", "build_dir", "liberty", "files", "figure")
 
 
 def user_paths(args) -> list[str]:

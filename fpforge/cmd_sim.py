@@ -21,9 +21,10 @@ def add_parser(sub):
     s.add_argument("--simulator", default="verilator", choices=["verilator", "icarus", "all"],
                    help="default verilator; `all` runs both and skips (with one line) one that is missing")
     s.add_argument("--vectors", type=int, default=None,
-                   help="random vectors: FP32 operands per rounding/saturation pair, blocks, or dot products "
-                        "(default per simulator, see docs/sim.md: verilator 100000/20000, icarus 20000/1000-2000; "
-                        "16-bit sources and decoders are exhaustive and take none); large counts are the long runs")
+                   help="random vectors: FP32 operands per rounding/saturation pair, blocks, dot products or "
+                        "scaled-encoder transfers (default per simulator and unit, printed before the run; table in "
+                        "docs/sim.md; 16-bit sources and decoders are exhaustive and take none); large counts are "
+                        "the long runs")
     s.add_argument("--seed-vectors", type=int, default=1, help="seed of the random vectors and stalls (default 1)")
     s.add_argument("--build-dir", default=None,
                    help="where simulator builds are kept (default: the cache, `fpforge clean` empties it)")
@@ -56,7 +57,7 @@ def _biases(args, cfg):
 
 
 _RANDOM = {"encoder": "random FP32 values per rounding/saturation pair", "block-encoder": "random blocks",
-           "block-decoder": "blocks", "dot": "random dot products"}
+           "block-decoder": "blocks", "dot": "random dot products", "scaled-encoder": "transfers"}
 
 
 def _what(unit, vectors) -> str:

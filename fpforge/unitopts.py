@@ -14,12 +14,15 @@ from .cliutil import UsageError
 __all__ = ["add_unit_options", "build", "unit_config"]
 
 _BDR_OPTS = ("m", "k1", "d1", "k2", "d2")
-_UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
+_UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
 
 
 def add_unit_options(p):
     """The positional unit and every option of a unit configuration."""
+    from .cmd_scaling import add_unit_options as add_scaled_encoder_options
+
     p.add_argument("unit", choices=_UNITS, help="which unit")
+    add_scaled_encoder_options(p)
     p.add_argument("--format", "-f", default=None,
                    help="narrow format, or block format for block units (see `fpforge formats`); `bdr` with "
                         "--m --k1 --d1 --k2 --d2 for any BDR point (required except for dot)")
@@ -52,8 +55,8 @@ def add_unit_options(p):
                    help="HiF8 hr: SR14 compares F14 >= T14 literally (exact values may round up)")
     p.add_argument("--ieee-denormals", action="store_true",
                    help="CFloat8/SHP: IEEE denormals 2^(1-bias)×0.m instead of the guide's 2^-bias×0.m")
-    p.add_argument("--latency", type=int, default=None, help="0: combinational (default); N: N-stage stream "
-                                                             "pipeline (1..64)")
+    p.add_argument("--latency", type=int, default=None,
+                   help="0: combinational (default); N: N-stage stream pipeline, 1..64 (scaled-encoder: default 1)")
     p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr, 1..32 (default 16)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the sr generator (stream units; the draws of a regression), default 0")
@@ -135,7 +138,8 @@ def unit_config(args) -> dict:
     if (args.preset is not None or args.b_preset is not None) and args.unit != "dot":
         raise UsageError("--preset and --b-preset apply to dot units; give --format")
     options = {"source": args.source, "target": args.target, "format_b": cfg.get("format_b"),
-               "latency": args.latency, "stages": args.stages, "rand_bits": args.rand_bits, "seed": args.seed}
+               "latency": args.latency, "stages": args.stages, "rand_bits": args.rand_bits, "seed": args.seed,
+               "lanes": args.lanes, "scaling": args.scaling}
     switches = {"saturate": args.saturate, "nan_to_zero": args.nan_to_zero, "paper_literal": args.paper_literal,
                 "ieee_denormals": args.ieee_denormals, "raw": args.raw, "io_registers": args.io_registers}
     if args.unit != "dot":

@@ -40,7 +40,8 @@ def _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_
     """One rule per option (the command line passes its options through here unchanged)."""
     if not isinstance(unit, str) or unit not in UNITS:
         raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
-    as_int(latency, "latency", 0, MAX_LATENCY)
+    if latency is not None:
+        as_int(latency, "latency", 0, MAX_LATENCY)
     as_int(stages, "stages", 0, MAX_LATENCY)
     for name, value in (("nan_to_zero", nan_to_zero), ("paper_literal", paper_literal),
                         ("ieee_denormals", ieee_denormals), ("raw", raw), ("io_registers", io_registers)):
@@ -72,14 +73,16 @@ def _check_port_bits(what, bits):
 
 
 def build_unit(unit, *, format, source=None, target=None, rounding=None, saturate=False,
-               nan_to_zero=False, latency=0, rand_bits=None, seed=None, paper_literal=False,
-               ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False):
+               nan_to_zero=False, latency=None, rand_bits=None, seed=None, paper_literal=False,
+               ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False,
+               lanes=None, scaling=None):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline. ``dot``
     builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
     ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
     output registers (:class:`RegisteredIO`, the paper's area method). ``scaled-encoder`` builds a
-    :class:`~fpforge.hw.scaling.ScaledEncoder` (``lanes`` values per transfer, ``scaling`` ``fp32`` or
-    ``pow2``, ``latency`` >= 1).
+    :class:`~fpforge.hw.scaling.ScaledEncoder` (``lanes`` values per transfer, default 1; ``scaling``
+    ``fp32`` (default) or ``pow2``; ``latency`` >= 1, default 1). ``latency`` defaults to 0 (combinational)
+    for the other units.
 
     The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
     formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
@@ -98,18 +101,23 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     """
     unit = _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_literal, ieee_denormals,
                           stages, raw, io_registers, rounding)
+    if latency is None:
+        latency = 1 if unit == "scaled-encoder" else 0
     rand_bits = DEFAULT_RAND_BITS if rand_bits is None else rand_bits
     seed = 0 if seed is None else seed
     given = {k for k, v in dict(source=source, target=target, rounding=rounding, saturate=saturate,
                                 nan_to_zero=nan_to_zero, latency=latency, paper_literal=paper_literal,
                                 ieee_denormals=ieee_denormals, format_b=format_b, r=r, f=f, stages=stages,
-                                raw=raw, io_registers=io_registers).items() if v not in (None, False, 0)}
+                                raw=raw, io_registers=io_registers, lanes=lanes,
+                                scaling=scaling).items() if v not in (None, False, 0)}
     uses = {"dot": {"format_b", "r", "f", "stages", "raw", "io_registers"},
             "encoder": {"source", "rounding", "saturate", "nan_to_zero", "latency", "paper_literal",
                         "ieee_denormals"},
             "decoder": {"target", "latency", "ieee_denormals"},
             "block-encoder": {"source", "rounding", "latency"},
-            "block-decoder": {"target", "latency"}}[unit]
+            "block-decoder": {"target", "latency"},
+            "scaled-encoder": {"source", "rounding", "saturate", "nan_to_zero", "latency", "paper_literal",
+                               "ieee_denormals", "lanes", "scaling"}}[unit]
     unused = sorted(given - uses)
     if unused:
         why = {"dot": " (its depth is stages; it rounds once to FP32, nearest even)",
@@ -134,6 +142,9 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     if fmt.name in SOURCES:
         raise FpforgeValueError(f"{fmt.name!r} is a source/target format: encoders convert from it (source=) and "
                                 "decoders to it (target=); format takes a narrow format (see `fpforge formats`)")
+    if unit == "scaled-encoder":
+        return ScaledEncoder(format, source, 1 if lanes is None else lanes, scaling or "fp32", rounding, saturate,
+                             nan_to_zero, rand_bits, ieee_denormals, paper_literal, latency, seed)
     block = isinstance(fmt, (BlockFormat, MXFormat))
     if unit.startswith("block-") != block:
         kind = "block" if block else "scalar"

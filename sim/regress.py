@@ -26,8 +26,10 @@ __all__ = ["DEFAULT_VECTORS", "MAX_VECTORS", "config_key", "default_lanes", "def
 #: under 2 minutes on a 2-core machine, build included (docs/sim.md has the measured times). 16-bit
 #: sources and decoders are exhaustive and take no count. Long runs: ``--vectors N`` or ``make regress``.
 DEFAULT_VECTORS = {
-    "verilator": {"encoder": 100_000, "block-encoder": 20_000, "block-decoder": 20_000, "dot": 20_000},
-    "icarus": {"encoder": 20_000, "block-encoder": 1_000, "block-decoder": 2_000, "dot": 1_000},
+    "verilator": {"encoder": 100_000, "block-encoder": 20_000, "block-decoder": 20_000, "dot": 20_000,
+                  "scaled-encoder": 10_000},
+    "icarus": {"encoder": 20_000, "block-encoder": 1_000, "block-decoder": 2_000, "dot": 1_000,
+               "scaled-encoder": 10_000},
 }
 #: Most random vectors one regression takes (memory of the case arrays: ~100 bytes per vector and pair).
 MAX_VECTORS = 10_000_000
@@ -101,7 +103,8 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     blocks (encoded ones and random bit patterns). Stream units (latency ≥ 1) run ``stream_vectors``
     (default: all of them) with random stalls after an unstalled exact-latency phase. Dot units
     (``unit="dot"``) get the directed dot products (unless ``directed`` is False) and ``vectors`` random
-    ones; ``stages`` >= 1 runs as a stream.
+    ones; ``stages`` >= 1 runs as a stream. Scaled encoders (``unit="scaled-encoder"``) run ``vectors``
+    transfers of :func:`fpforge.sim.scaling.scaled_encoder_case` with stalls.
 
     ``vectors`` defaults to :func:`default_vectors` (per simulator); builds live under ``build_root``
     (default ``fpforge.jobs.cache_dir("sim")``), one directory per configuration (:func:`config_key`),
@@ -114,6 +117,10 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     verilog = to_verilog(unit, name)
     if cfg["unit"] == "dot":
         return _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress)
+    if cfg["unit"] == "scaled-encoder":
+        from .scaling import regress_scaled
+        return regress_scaled(cfg, sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
+                              build_root=build_root, stall=stall, progress=progress)
     if cfg["unit"] == "encoder":
         case = unit_case(cfg, n_random=vectors or 0, seed=seed, biases=biases)
     elif cfg["unit"] in ("block-encoder", "block-decoder"):

@@ -49,4 +49,5 @@ def test_docs_state_the_default_vector_counts():
         row = re.search(rf"^\s*\| {label} \| (.+) \|$", text, re.M).group(1).split(" | ")
         numbers = [int(re.sub(r"\D", "", cell)) for cell in row]
         d = DEFAULT_VECTORS[sim]
-        assert numbers == [d["encoder"], d["block-encoder"], d["block-decoder"], d["dot"]], (sim, row)
+        assert numbers == [d["encoder"], d["block-encoder"], d["block-decoder"], d["dot"], d["scaled-encoder"]], \
+            (sim, row)
