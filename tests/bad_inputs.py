@@ -178,6 +178,11 @@ _UNIT = [
     ("dot-port-too-wide", ["dot", "--preset", "mx9", "--r", "1048576", "--f", "16"], "bits"),
     ("dot-bdr-options-on-e4m3", ["dot", "--preset", "e4m3", "--m", "3", "--r", "4", "--f", "16"],
      "apply to BDR formats"),
+    ("scaled-lanes-zero", ["scaled-encoder", "--format", "e4m3", "--lanes", "0"], "lanes must be an integer in 1..64"),
+    ("scaled-latency-zero", ["scaled-encoder", "--format", "e4m3", "--latency", "0"], "latency must be an integer >= 1"),
+    ("scaled-unknown-scaling", ["scaled-encoder", "--format", "e4m3", "--scaling", "e8m0"], "invalid choice: 'e8m0'"),
+    ("scaled-target", ["scaled-encoder", "--format", "e4m3", "--target", "fp16"], "does not take target"),
+    ("lanes-on-encoder", ["encoder", "--format", "e4m3", "--lanes", "2"], "does not take lanes"),
 ]
 _UNIT_OUT = [
     ("output-directory", ["encoder", "--format", "e4m3", "-o", "{dir}"], "is a directory"),
@@ -228,6 +233,28 @@ _SYNTH = [
     ("synth-yosys-missing", ["synth", "encoder", "--format", "e4m3"], "is not an executable yosys",
      {"FPFORGE_YOSYS": "/nonexistent/yosys"}),
 ]
+_SCALE = [
+    ("scale-no-format", ["scale"], "required: --format"),
+    ("scale-zero-scale", ["scale", "--format", "e4m3", "--scale", "0"], "scale must be finite and positive"),
+    ("scale-negative-amax", ["scale", "--format", "e4m3", "--amax", "-1"], "amax must be >= 0"),
+    ("scale-nothing-to-do", ["scale", "--format", "e4m3"], "give --amax A, --scale S or --values"),
+    ("scale-values-not-numbers", ["scale", "--format", "e4m3", "--values", "x"], "--values takes numbers"),
+    ("scale-empty-values", ["scale", "--format", "e4m3", "--values", ""], "--values names no value"),
+    ("scale-amax-and-scale", ["scale", "--format", "e4m3", "--amax", "1", "--scale", "2"], "not allowed with"),
+    ("scale-runtime-bias-missing", ["scale", "--format", "cfloat8_143", "--amax", "3"], "give --bias B"),
+    ("scale-block-format", ["scale", "--format", "mx9", "--amax", "1"], "applies to scalar formats"),
+    ("scale-rounding-without-values", ["scale", "--format", "e4m3", "--amax", "1", "--rounding", "foo"],
+     "apply to the casts of --values"),
+    ("scaling-demo-unknown-format", ["scaling-demo", "--format", "nope"], "unknown format 'nope'"),
+    ("scaling-demo-zero-steps", ["scaling-demo", "--steps", "0"], "steps must be a positive integer"),
+    ("scaling-demo-negative-steps", ["scaling-demo", "--steps", "-1"], "steps must be a positive integer"),
+    ("scaling-demo-zero-size", ["scaling-demo", "--size", "0"], "size must be a positive integer"),
+    ("scaling-demo-figure-extension", ["scaling-demo", "--figure", "x.jpg"], "must end in .png or .svg"),
+    ("scaling-demo-figure-directory", ["scaling-demo", "--figure", "{dir}.png"], "is a directory"),
+    ("scaling-demo-empty-histories", ["scaling-demo", "--histories", ""], "--histories names no value"),
+    ("scaling-demo-rounding-values", ["scaling-demo", "--rounding-values", "10"], "at least 4096"),
+    ("scaling-demo-runtime-bias-missing", ["scaling-demo", "--format", "cfloat8_143"], "give --bias B"),
+]
 _LINT = [
     ("lint-no-files", ["lint"], "required: FILE"),
     ("lint-missing-file", ["lint", "nope.v"], "cannot lint 'nope.v': no such file"),
@@ -262,7 +289,8 @@ def _unit_rows():
 
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
-             + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _LINT)
+             + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
+             + _rows("", _LINT)
              + _rows("", _CLEAN))
 
 
