@@ -21,7 +21,7 @@ import numpy as np
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
 __all__ = ["SOURCE_DTYPES", "as_bool", "as_choice", "as_codes", "as_int", "as_int_array", "as_seed", "as_source",
-           "describe"]
+           "broadcast", "describe"]
 
 #: The dtypes a source operand (``x`` of the encoders) may have, by source format name.
 SOURCE_DTYPES = {"fp32": np.dtype(np.float32), "fp16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16)}
@@ -202,3 +202,14 @@ def as_int_array(values, name: str) -> np.ndarray:
         arr = _nested_ints(values.tolist() if isinstance(values, np.ndarray) else values, name, want)
         return arr.reshape(np.shape(values)) if isinstance(values, np.ndarray) else arr
     raise FpforgeTypeError(f"{name} must be {want}, not {describe(values)}")
+
+
+def broadcast(*named):
+    """``np.broadcast_arrays`` of ``(name, array)`` pairs; shapes that do not broadcast are one
+    FpforgeValueError naming both parameters and shapes (numpy's own message names neither)."""
+    arrays = [np.asarray(a) for _, a in named]
+    try:
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = ", ".join(f"{n} {a.shape}" for (n, _), a in zip(named, arrays))
+        raise FpforgeValueError(f"shapes do not broadcast together: {shapes}") from None

@@ -118,7 +118,7 @@ def qsnr(fmt, x, *, rounding=None, seed=None) -> np.ndarray:
         if not getattr(fmt, "signed", True) and (x.astype(np.float32) < 0).any():
             raise FpforgeValueError(f"{fmt.name} is unsigned: it cannot hold the negative values of x, so their "
                                     "QSNR is undefined (measure non-negative vectors)")
-        if rounding is not None and rounding not in fmt.roundings:
+        if rounding is not None and (not isinstance(rounding, str) or rounding not in fmt.roundings):
             raise FpforgeValueError(f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: "
                                     f"{', '.join(fmt.roundings)}")
         q = quantize_scaled(fmt, x, rounding, seed)
@@ -158,6 +158,8 @@ def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, r
     length = as_int(length, "length", 1)
     if isinstance(formats, str):
         formats = (formats,)
+    if not isinstance(formats, (list, tuple)):
+        raise FpforgeTypeError(f"formats must be a format name or a list of them, not {describe(formats)}")
     fmts = [get_format(name) for name in formats]
     if not fmts:
         raise FpforgeValueError("formats names no format")

@@ -26,6 +26,8 @@ from hypothesis import strategies as st
 
 from fpforge import golden
 from fpforge.golden import dot as gdot
+from fpforge.golden import qsnr as gqsnr
+from fpforge.golden import scaling as gscaling
 from fpforge.golden.errors import FpforgeError
 
 PROFILES = [pytest.param(12, id="fast"), pytest.param(400, id="many", marks=pytest.mark.slow)]
@@ -265,9 +267,12 @@ def test_dot_operands_in_any_valid_form_give_the_same_result(examples):
 
 
 # -- junk in every argument of every public function -------------------------------------------------------
+MODULES = (golden, gdot, gqsnr, gscaling)  # the issue's two, and the QSNR and scaling modules beside them
+
+
 def _public_functions():
     out = []
-    for mod in (golden, gdot):
+    for mod in MODULES:
         for name in mod.__all__:
             obj = getattr(mod, name)
             constructor = inspect.isclass(obj) and name in ("BlockEncoding", "DotConfig", "ScalarSet", "FloatFormat",
@@ -324,9 +329,9 @@ def test_junk_in_any_argument_is_a_clear_error_or_a_result(label, func, examples
 def test_every_public_function_is_fuzzed():
     """A public function or class added to fpforge.golden or fpforge.golden.dot is fuzzed by the junk property
     (it is listed by _public_functions); constants and types are the only exceptions."""
-    covered = {label.split(".", 1)[1] for label, _ in FUNCTIONS}
-    for mod in (golden, gdot):
+    covered = {label for label, _ in FUNCTIONS}
+    for mod in MODULES:
         for name in mod.__all__:
             obj = getattr(mod, name)
             if inspect.isfunction(obj):
-                assert name in covered, f"{mod.__name__}.{name} is not fuzzed"
+                assert f"{mod.__name__.rsplit('.', 1)[-1]}.{name}" in covered, f"{mod.__name__}.{name} is not fuzzed"
