@@ -144,7 +144,7 @@ class FloatFormat:
     ftz: bool = False
 
     def __post_init__(self):
-        _check_descriptor_fields(self, ("name", "title"), ("ebits", "mbits"), ("signed", "ftz"))
+        _check_descriptor_fields(self, ("name", "title", "nan", "denormals"), ("ebits", "mbits"), ("signed", "ftz"))
         if self.nan not in _NAN_STYLES:
             raise FpforgeValueError(f"nan style must be one of {', '.join(_NAN_STYLES)}, not {self.nan!r}")
         if self.ebits < 1 or self.mbits < 0:
