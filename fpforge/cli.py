@@ -18,10 +18,10 @@ from .golden.errors import FpforgeError
 __all__ = ["EXIT_BUG", "EXIT_USAGE", "SUBCOMMANDS", "UsageError", "main", "parser"]
 
 #: The subcommands, in the order of ``fpforge --help``. Each name ``n`` is a module ``fpforge.cmd_<n>``
-#: exposing ``add_parser(subparsers)`` (which calls ``set_defaults(run=run)``) and ``run(args) -> int``.
-#: A new subcommand is one module and one entry here.
-SUBCOMMANDS = ("formats", "table", "plot", "qsnr", "dot_error", "verilog", "sim", "synth", "scale", "scaling", "lint",
-               "clean")
+#: exposing ``add_parser(subparsers)`` and ``run(args) -> int`` (called for the parsers it added, unless one
+#: sets another ``run`` default). A new subcommand is one module and one entry here.
+SUBCOMMANDS = ("formats", "table", "plot", "qsnr", "dot_error", "verilog", "sim", "synth", "scale", "scaling", "prove",
+               "lint", "clean")
 
 #: Exit status of bad input (and of a missing tool).
 EXIT_USAGE = 2
@@ -35,7 +35,12 @@ def parser() -> Parser:
                "bit-exactly against a numpy golden model; formats, tables, regressions and area reports.")
     sub = p.add_subparsers(dest="action", required=True, parser_class=Parser, metavar="COMMAND")
     for name in SUBCOMMANDS:
-        importlib.import_module(f"fpforge.cmd_{name}").add_parser(sub)
+        module = importlib.import_module(f"fpforge.cmd_{name}")
+        before = set(sub.choices)
+        module.add_parser(sub)
+        for action in set(sub.choices) - before:  # the module's run() unless its parser chose another
+            if sub.choices[action].get_default("run") is None:
+                sub.choices[action].set_defaults(run=module.run)
     return p
 
 

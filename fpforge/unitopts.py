@@ -17,11 +17,11 @@ _BDR_OPTS = ("m", "k1", "d1", "k2", "d2")
 _UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
 
 
-def add_unit_options(p):
-    """The positional unit and every option of a unit configuration."""
+def add_unit_options(p, units=_UNITS):
+    """The positional unit (one of ``units``) and every option of a unit configuration."""
     from .cmd_scaling import add_unit_options as add_scaled_encoder_options
 
-    p.add_argument("unit", choices=_UNITS, help="which unit")
+    p.add_argument("unit", choices=list(units), help="which unit")
     add_scaled_encoder_options(p)
     p.add_argument("--format", "-f", default=None,
                    help="narrow format, or block format for block units (see `fpforge formats`); `bdr` with "

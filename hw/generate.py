@@ -46,8 +46,9 @@ def _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_
     for name, value in (("nan_to_zero", nan_to_zero), ("paper_literal", paper_literal),
                         ("ieee_denormals", ieee_denormals), ("raw", raw), ("io_registers", io_registers)):
         as_bool(value, name)
-    if not isinstance(saturate, (bool, str)) or (isinstance(saturate, str) and saturate != "runtime"):
-        raise FpforgeTypeError(f"saturate must be True, False or 'runtime', not {saturate!r}")
+    if not (isinstance(saturate, bool) or (isinstance(saturate, str) and saturate in ("off", "on", "runtime"))):
+        raise FpforgeTypeError(f"saturate must be True, False or 'runtime' ('off'/'on' for False/True), not "
+                               f"{saturate!r}")
     if rand_bits is not None:
         as_int(rand_bits, "rand_bits", 1, 32)
     as_seed(seed)
@@ -105,7 +106,8 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
         latency = 1 if unit == "scaled-encoder" else 0
     rand_bits = DEFAULT_RAND_BITS if rand_bits is None else rand_bits
     seed = 0 if seed is None else seed
-    given = {k for k, v in dict(source=source, target=target, rounding=rounding, saturate=saturate,
+    saturate_given = saturate not in (False, "off")
+    given = {k for k, v in dict(source=source, target=target, rounding=rounding, saturate=saturate_given,
                                 nan_to_zero=nan_to_zero, latency=latency, paper_literal=paper_literal,
                                 ieee_denormals=ieee_denormals, format_b=format_b, r=r, f=f, stages=stages,
                                 raw=raw, io_registers=io_registers, lanes=lanes,

@@ -179,7 +179,8 @@ _UNIT = [
     ("dot-bdr-options-on-e4m3", ["dot", "--preset", "e4m3", "--m", "3", "--r", "4", "--f", "16"],
      "apply to BDR formats"),
     ("scaled-lanes-zero", ["scaled-encoder", "--format", "e4m3", "--lanes", "0"], "lanes must be an integer in 1..64"),
-    ("scaled-latency-zero", ["scaled-encoder", "--format", "e4m3", "--latency", "0"], "latency must be an integer >= 1"),
+    ("scaled-latency-zero", ["scaled-encoder", "--format", "e4m3", "--latency", "0"],
+     "latency must be an integer >= 1"),
     ("scaled-unknown-scaling", ["scaled-encoder", "--format", "e4m3", "--scaling", "e8m0"], "invalid choice: 'e8m0'"),
     ("scaled-target", ["scaled-encoder", "--format", "e4m3", "--target", "fp16"], "does not take target"),
     ("lanes-on-encoder", ["encoder", "--format", "e4m3", "--lanes", "2"], "does not take lanes"),
@@ -255,6 +256,19 @@ _SCALE = [
     ("scaling-demo-rounding-values", ["scaling-demo", "--rounding-values", "10"], "at least 4096"),
     ("scaling-demo-runtime-bias-missing", ["scaling-demo", "--format", "cfloat8_143"], "give --bias B"),
 ]
+_PROVE = [
+    ("prove-no-unit", ["prove"], "required: unit"),
+    ("prove-no-format", ["prove", "encoder"], "encoder needs --format"),
+    ("prove-block-format", ["prove", "encoder", "--format", "mx9"], "handles scalar narrow formats"),
+    ("prove-stream", ["prove", "encoder", "--format", "e4m3", "--latency", "1"], "combinational units"),
+    ("prove-bad-range", ["prove", "encoder", "--format", "e4m3", "--range", "x"], "--range"),
+    ("prove-all-with-format", ["prove", "all", "--format", "e4m3"], "--format"),
+    ("prove-only-without-all", ["prove", "encoder", "--format", "e4m3", "--only", "e4m3"],
+     "apply to `fpforge prove all`"),
+    ("prove-bias-fixed-format", ["prove", "encoder", "--format", "e4m3", "--bias", "3"], "--bias applies to"),
+    ("prove-jobs-zero", ["prove", "encoder", "--format", "e4m3", "--jobs", "0"], "jobs"),
+    ("prove-missing-verilog", ["prove", "encoder", "--format", "e4m3", "--verilog", "nope.v"], "nope.v"),
+]
 _LINT = [
     ("lint-no-files", ["lint"], "required: FILE"),
     ("lint-missing-file", ["lint", "nope.v"], "cannot lint 'nope.v': no such file"),
@@ -290,7 +304,7 @@ def _unit_rows():
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
-             + _rows("", _LINT)
+             + _rows("", _PROVE) + _rows("", _LINT)
              + _rows("", _CLEAN))
 
 
