@@ -166,7 +166,7 @@ def main(argv=None):
     if "--results" in argv:
         from fpforge.results import write_section
 
-        md = ("## Bad inputs: clear errors, tracebacks, silent results\n\n" + text + "\nThe cases are "
+        md = ("## Bad inputs: clear errors, tracebacks, silent results\n" + text + "\nThe cases are "
               "tests/bad_inputs.py (every subcommand x every option class, and the public golden/dot/qsnr/hw API); "
               "the classes are defined in tests/bad_input_table.py.\n")
         write_section("bad-inputs", md, command="python tests/bad_input_table.py --results")
