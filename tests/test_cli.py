@@ -103,6 +103,9 @@ def test_sim_command_runs_caches_reuses_and_cleans(tmp_path, monkeypatch, capsys
     real = run.available_simulators
     monkeypatch.setattr(run, "available_simulators",
                         lambda: {**real(), "icarus": "iverilog and vvp not found; apt-get install iverilog"})
+    from fpforge.sim import objcache
+
+    monkeypatch.setenv("FPFORGE_OBJCACHE", str(objcache.cache_dir()))  # keep Verilator's runtime objects warm
     monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path / "cache"))
     args = ["sim", "decoder", "--format", "e4m3fnuz", "--target", "bf16", "--simulator", "all"]
     assert main(args) == 0
