@@ -269,6 +269,13 @@ _PROVE = [
     ("prove-jobs-zero", ["prove", "encoder", "--format", "e4m3", "--jobs", "0"], "jobs"),
     ("prove-missing-verilog", ["prove", "encoder", "--format", "e4m3", "--verilog", "nope.v"], "nope.v"),
 ]
+_SWEEP = [
+    ("sweep-no-space", ["sweep"], "required: SPACE"),
+    ("sweep-unknown-space", ["sweep", "nope"], "unknown space 'nope'"),
+    ("sweep-missing-toml", ["sweep", "nodir/space.toml"], "unknown space"),
+    ("sweep-area-table-vectors", ["sweep", "area-fp8", "--vectors", "5"], "is an area table"),
+    ("sweep-zero-vectors", ["sweep", "small", "--vectors", "0"], "--vectors must be >= 1"),
+]
 _LINT = [
     ("lint-no-files", ["lint"], "required: FILE"),
     ("lint-missing-file", ["lint", "nope.v"], "cannot lint 'nope.v': no such file"),
@@ -304,7 +311,7 @@ def _unit_rows():
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
-             + _rows("", _PROVE) + _rows("", _LINT)
+             + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _LINT)
              + _rows("", _CLEAN))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("golden", "hw", "sim", "synth", "jobs", "fpforge")
+PACKAGES = ("golden", "hw", "sim", "synth", "jobs", "sweep", "fpforge")
 BARE = {"ValueError", "TypeError", "KeyError"}
 
 
