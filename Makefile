@@ -28,6 +28,7 @@ prove:
 
 bench:
 	$(PY) bench/bench_golden.py
+	$(PY) bench/bench_fastpath.py
 	$(PY) bench/bench_hif8.py
 	$(PY) bench/bench_block.py
 	$(PY) bench/bench_sim.py

@@ -53,6 +53,9 @@ def add_unit_options(p, units=_UNITS):
     p.add_argument("--nan-to-zero", action="store_true", help="NaN operands encode as +0")
     p.add_argument("--paper-literal", action="store_true",
                    help="HiF8 hr: SR14 compares F14 >= T14 literally (exact values may round up)")
+    p.add_argument("--compat", default="default", choices=["default", "ascend"],
+                   help="HiF8: ascend = bit-compatible with Huawei Ascend's conversions (the hif8_ascend "
+                        "descriptor; docs/hif8.md)")
     p.add_argument("--ieee-denormals", action="store_true",
                    help="CFloat8/SHP: IEEE denormals 2^(1-bias)×0.m instead of the guide's 2^-bias×0.m")
     p.add_argument("--latency", type=int, default=None,
@@ -117,12 +120,18 @@ def unit_config(args) -> dict:
         cfg.update(r=args.r, f=args.f)
         if args.rounding is not None:
             cfg["rounding"] = args.rounding  # refused by build_unit: a dot unit rounds once, to nearest even
+        if args.compat != "default":
+            cfg["compat"] = args.compat  # refused by build_unit: compat applies to HiF8 conversion units
     else:
         if args.format is None:
             raise UsageError(f"{args.unit} needs --format/-f (see `fpforge formats`)")
         fmt = _format_of(args, args.format)
         if fmt is None:
             raise UsageError("fp8 (E4M3 or E5M2 at run time) is a dot-product operand; give e4m3 or e5m2")
+        if args.compat != "default":
+            from .golden.tapered import with_compat
+
+            fmt = with_compat(fmt, args.compat)  # the variant descriptor (hif8_ascend); one line for other formats
         cfg["format"] = fmt.name
         if args.rounding is not None:
             if args.rounding == "all":

@@ -44,6 +44,7 @@ import numpy as np
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
 __all__ = [
+    "COMPAT_CHOICES",
     "DENORMAL_STYLES",
     "Flag",
     "FloatFormat",
@@ -67,6 +68,9 @@ class Flag(IntFlag):
     UNDERFLOW = 8  #: non-zero operand, delivered result below the smallest normal, and inexact
     INEXACT = 16  #: the delivered result differs from the operand
 
+
+#: ``compat`` values of a tapered format: fpforge's own semantics, or Huawei Ascend's (``docs/hif8.md``).
+COMPAT_CHOICES = ("default", "ascend")
 
 #: Rounding mode names and the code each has on a runtime ``mode`` port (stable across formats).
 ROUNDING_MODES = {"rne": 0, "ta": 1, "rtz": 2, "sr": 3, "hr": 4}
@@ -373,6 +377,10 @@ class TaperedFormat:
         Rounding modes the encoder offers; the first is the default.
     title : str
         Human-readable description.
+    compat : str
+        ``"default"``, or ``"ascend"``: bit-compatible with Huawei's Ascend reference conversions (hybrid
+        rounding reads ``F >= T`` literally, flushes ``|x| < 2^-23`` to zero and overflows from
+        ``1.25 × 2^15`` before rounding; NaN decodes to +qNaN). See ``docs/hif8.md``.
     """
 
     name: str
@@ -382,6 +390,7 @@ class TaperedFormat:
     bits: int = 8
     roundings: tuple[str, ...] = ("ta", "hr", "sr", "rne", "rtz")
     title: str = ""
+    compat: str = "default"
 
     kind = "tapered"
     has_inf = True
@@ -404,6 +413,8 @@ class TaperedFormat:
         for r in self.roundings:
             if r not in ROUNDING_MODES:
                 raise FpforgeValueError(f"unknown rounding mode {r!r}")
+        if not isinstance(self.compat, str) or self.compat not in COMPAT_CHOICES:
+            raise UnknownName(f"compat must be one of {', '.join(COMPAT_CHOICES)}, not {self.compat!r}")
         for code, width, d in self.dots:
             if self.mant_width_of_dot(width, d) < 0:
                 raise FpforgeValueError(f"dot {code:0{width}b} with D={d} leaves no room in {self.bits} bits")
@@ -590,6 +601,9 @@ E5M2FNUZ = register(
 )
 
 HIF8 = register(TaperedFormat("hif8", title="HiFloat8 (tapered: dot-coded exponent width, denormals to 2^-22)"))
+# The Ascend-compatible variant (issue 15): `compat="ascend"` on the API and CLI resolves to it.
+HIF8_ASCEND = register(dataclasses.replace(HIF8, name="hif8_ascend", compat="ascend",
+                                           title="HiFloat8, bit-compatible with Huawei Ascend's conversions"))
 
 # OCP Microscaling element formats (OCP MX v1.0 §5.3): no Inf, no NaN; conversions saturate.
 E3M2 = register(FloatFormat("e3m2", 3, 2, 3, nan="none", title="OCP FP6 E3M2 (MX element; no Inf/NaN, max ±28)"))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import rng, tapered
+from . import fastpath, rng, tapered
 from .checks import as_bool, as_codes, as_int, as_seed, as_source
 from .errors import FpforgeTypeError, FpforgeValueError
 from .rounding import round_up
@@ -123,16 +123,21 @@ def resolve_bias(fmt, bias, shape):
                                 f"{tuple(shape)}") from None
     if b.size and b.min() == b.max():
         return fmt.at(int(b.flat[0])), None
-    return fmt, b.ravel().astype(np.int64)
+    return fmt, b.reshape(-1).astype(np.int64, copy=False)
+
+
+def _check_rand(rand, n, rand_bits):
+    """``rand`` flattened, checked: one integer draw per value, each in 0..2**rand_bits - 1."""
+    rand = np.asarray(as_codes(rand, rand_bits, name=f"rand (draws of rand_bits={rand_bits})"))
+    if rand.size != n:
+        raise FpforgeValueError(f"rand must hold one draw per value ({n}), not {rand.size} (shape {rand.shape})")
+    return rand.reshape(-1)
 
 
 def _draws(n, *, seed, rand, rand_bits):
     rand_bits = as_int(rand_bits, "rand_bits (random bits per value)", 1, 32)
     if rand is not None:
-        rand = np.asarray(as_codes(rand, rand_bits, name=f"rand (draws of rand_bits={rand_bits})"))
-        if rand.size != n:
-            raise FpforgeValueError(f"rand must hold one draw per value ({n}), not {rand.size} (shape {rand.shape})")
-        return rand.astype(np.int64).ravel()
+        return _check_rand(rand, n, rand_bits).astype(np.int64)
     return rng.random_bits(0 if seed is None else seed, n, rand_bits).astype(np.int64)
 
 
@@ -161,6 +166,7 @@ def encode_with_flags(
     rand_bits: int = rng.DEFAULT_RAND_BITS,
     paper_literal: bool = False,
     ieee_denormals: bool = False,
+    compat: str | None = None,
 ):
     """Encode ``x`` into ``fmt``; return ``(codes, flags)``.
 
@@ -194,28 +200,34 @@ def encode_with_flags(
     ieee_denormals : bool
         CFloat formats only: denormals ``2**(1 - bias) * 0.m`` (IEEE) instead of the guide's
         ``2**-bias * 0.m``.
+    compat : str
+        HiF8 only: ``"ascend"`` gives the bits of Huawei Ascend's conversions (the descriptor
+        ``hif8_ascend``: ``hr`` compares ``F >= T`` literally, flushes ``|x| < 2^-23`` to zero and overflows
+        from ``1.25 × 2^15``; every other mode is unchanged); ``"default"``/None: the format as named.
 
     Raises
     ------
     ValueError
-        Unknown rounding for the format; a missing or bad bias; ``ieee_denormals`` for another format.
+        Unknown rounding for the format; a missing or bad bias; ``ieee_denormals`` for another format;
+        an unknown ``compat``, or ``compat="ascend"`` for another format than HiF8.
     TypeError
         Source dtype is not float32/float16/bfloat16.
     """
     return _encode(fmt, x, (0, 1), rounding, saturate, nan_to_zero, seed, bias, rand, rand_bits, paper_literal,
-                   ieee_denormals)
+                   ieee_denormals, compat)
 
 
 def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
-            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False):
+            rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False, compat=None):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
-    fmt = _scalar_format(fmt, "encode")
+    fmt = tapered.with_compat(_scalar_format(fmt, "encode"), compat)
     fmt = with_denormals(fmt, as_bool(ieee_denormals, "ieee_denormals"))
     x = as_source(x)
     saturate, nan_to_zero = as_bool(saturate, "saturate"), as_bool(nan_to_zero, "nan_to_zero")
     paper_literal = as_bool(paper_literal, "paper_literal")
     seed = as_seed(seed)
+    rand_bits = as_int(rand_bits, "rand_bits (random bits per value)", 1, 32)
     fmt, bias = resolve_bias(fmt, bias, x.shape)
     if rounding is None:
         rounding = fmt.roundings[0]
@@ -232,6 +244,11 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
         if lut is not None:
             idx = _lut_index(src, x)
             return tuple(lut[k].take(idx) for k in outputs)
+    if x.size >= _LUT_MIN_SIZE:  # the integer-domain encoders, where one applies
+        result = fastpath.encode(fmt, src, x, opts, bias, seed=seed, rand=rand, rand_bits=rand_bits, exact=_exact,
+                                 check=_check_rand)
+        if result is not None:
+            return tuple(result[k] for k in outputs)
     draws = None
     if rounding == "sr":
         draws = (_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
@@ -453,12 +470,13 @@ def _value_table(fmt: FloatFormat) -> np.ndarray:
     return _TABLES[fmt]
 
 
-def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
-    """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit.
+def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
+    """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit (HiF8 with
+    ``compat="ascend"``: +qNaN, as Ascend decodes it).
 
     ``codes`` are integers (an integer array, a Python int or a list of ints) in ``0 .. 2**bits - 1``;
     the result has their shape. ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an
-    integer array broadcastable to ``codes``; ``ieee_denormals`` as for :func:`encode_with_flags`.
+    integer array broadcastable to ``codes``; ``ieee_denormals`` and ``compat`` as for :func:`encode_with_flags`.
     Denormal codes of a flush-to-zero format (UHP) decode to 0. Formats of up to ``MAX_TABLE_BITS``
     bits decode through a memoised table of every code; wider ones (FP32) are computed directly.
 
@@ -469,7 +487,8 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
     ValueError
         A code out of range; a missing or bad bias.
     """
-    fmt = with_denormals(_scalar_format(fmt, "decode"), as_bool(ieee_denormals, "ieee_denormals"))
+    fmt = tapered.with_compat(_scalar_format(fmt, "decode"), compat)
+    fmt = with_denormals(fmt, as_bool(ieee_denormals, "ieee_denormals"))
     codes = as_codes(codes, fmt.bits, of=fmt.name)
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
     if bias is not None or fmt.bits > MAX_TABLE_BITS:
@@ -477,12 +496,14 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False) -> np.ndarray:
     return _value_table(fmt).astype(np.float32)[codes.astype(np.intp)]
 
 
-def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False) -> np.ndarray:
+def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
     """Decode into ``target`` (fp32, fp16 or bf16) bit patterns, as the RTL decoder delivers them.
 
     Every FP8 value is exact in all three targets; NaN becomes the target's canonical quiet NaN with
-    the code's sign bit. ``bias`` and ``ieee_denormals`` as for :func:`decode`.
+    the code's sign bit (HiF8 ``compat="ascend"``: positive). ``bias``, ``ieee_denormals`` and ``compat``
+    as for :func:`decode`.
     """
+    fmt = tapered.with_compat(_scalar_format(fmt, "decode_bits"), compat)
     tgt = _target(target)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
     return encode(tgt, vals, rounding="rne")

@@ -11,6 +11,9 @@ For a finite non-zero operand ``v`` (see ``docs/hif8.md`` for the reasoning):
    when ``|E| < 4`` and the simplified stochastic rounding of §3.2 otherwise: ``F`` = the top K discarded
    bits (``floor(d * 2**K)``), ``T`` = the 14 low source bits (FP32, K = 14) or ``(source LSB, 1)``
    (FP16/BF16, K = 2); round up when ``F >= T`` and ``d != 0``, or ``F >= T`` alone with ``paper_literal``.
+   ``compat="ascend"`` (Huawei Ascend's conversions, issue 15) reads ``F >= T`` literally too, and before
+   rounding sends ``|v|`` below half the smallest denormal (2^-23) to zero and ``|v|`` from half-way
+   between the largest value and the Inf slot (1.25 × 2^15) to overflow.
 4. The result value ``q * 2**qe`` is exact in HiF8 unless it exceeds the largest finite value (2^15):
    that is overflow (the Inf code sits where 1.5 × 2^15 would be). The code is looked up by value.
 
@@ -21,10 +24,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formats import Flag, TaperedFormat
+from .errors import FpforgeValueError, UnknownName
+from .formats import COMPAT_CHOICES, Flag, TaperedFormat, get_format
 from .rounding import round_up
 
-__all__ = ["HR_TA_BELOW", "classify", "encode_exact", "hr_threshold_bits", "value_table"]
+__all__ = ["HR_TA_BELOW", "ascend_limits", "classify", "encode_exact", "hr_threshold_bits", "value_table",
+           "with_compat"]
 
 #: Hybrid rounding uses TA while the source exponent satisfies ``|E| < HR_TA_BELOW`` (seed 000, eq. 3).
 HR_TA_BELOW = 4
@@ -35,6 +40,38 @@ _TABLES: dict = {}
 def hr_threshold_bits(src) -> int:
     """K, the width of HR's threshold/fraction: 14 for FP32 (SR14), 2 for FP16/BF16 (SR2)."""
     return 14 if src.bits == 32 else 2
+
+
+def with_compat(fmt, compat):
+    """``fmt``, or its ``compat`` variant (``compat="ascend"``: the descriptor ``<name>_ascend``).
+
+    ``None`` and ``"default"`` leave ``fmt`` as it is (``hif8_ascend`` stays Ascend-compatible).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``compat`` (the message names the choices), or ``"ascend"`` for a format without
+        such a variant.
+    """
+    if compat is None or compat == "default":
+        return fmt
+    if compat not in COMPAT_CHOICES:
+        raise UnknownName(f"unknown compat {compat!r}; valid choices: {', '.join(COMPAT_CHOICES)}")
+    if getattr(fmt, "compat", None) == compat:
+        return fmt
+    try:
+        variant = get_format(f"{getattr(fmt, 'name', fmt)}_{compat}") if isinstance(fmt, TaperedFormat) else None
+    except KeyError:
+        variant = None
+    if variant is None:
+        raise FpforgeValueError(f"compat={compat!r} applies to HiF8 (hif8), not {getattr(fmt, 'name', fmt)!r}")
+    return variant
+
+
+def ascend_limits(fmt: TaperedFormat):
+    """``(flush_below, overflow_from)`` of Ascend's range checks: half the smallest denormal (2^-23) and the
+    midpoint between the largest finite value and the Inf slot (1.25 × 2^15)."""
+    return fmt.min_subnormal / 2, fmt.max_value + fmt.top_quantum / 2
 
 
 def value_table(fmt: TaperedFormat) -> np.ndarray:
@@ -63,6 +100,8 @@ def value_table(fmt: TaperedFormat) -> np.ndarray:
     vals = np.where(dml & (m_field == 0), np.where(neg, np.nan, 0.0), vals)
     vals = np.where(mag == fmt.inf_code, np.inf, vals)
     vals = np.where(neg, -vals, vals)
+    if fmt.compat == "ascend":  # Ascend decodes its NaN to +qNaN
+        vals[fmt.nan_code()] = np.abs(vals[fmt.nan_code()])
     _TABLES[fmt.name] = vals
     return vals
 
@@ -121,17 +160,23 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
     d = s - q0
     q0 = q0.astype(np.int64)
 
+    ascend = rounding == "hr" and fmt.compat == "ascend"
     if rounding == "hr":
         k = hr_threshold_bits(src)
         f = np.floor(np.ldexp(d, k)).astype(np.int64)
         t = bits & 0x3FFF if k == 14 else ((bits & 1) << 1) | 1
         sr_up = f >= t
-        if not paper_literal:
+        if not (paper_literal or ascend):
             sr_up &= d != 0
         up = np.where(np.abs(E) < HR_TA_BELOW, d >= 0.5, sr_up)
     else:
         up = round_up(q0, d, rounding, *(draws if rounding == "sr" else ()))
+    if ascend:  # range checks before rounding: below 2^-23 -> 0 (q0 is 0 there), from 1.25 * 2^15 -> overflow
+        flush_below, overflow_from = ascend_limits(fmt)
+        up &= ~(v < flush_below)
     r = np.ldexp((q0 + up).astype(np.float64), qe)
+    if ascend:
+        r = np.where(nonzero & (v >= overflow_from), np.inf, r)
     # Inexact: the result differs from the operand. ``up`` with ``d == 0`` happens only under hr with
     # paper_literal (an exact value whose 14 low bits are zero rounds up), and is inexact too.
     inexact = nonzero & ((d != 0) | up)

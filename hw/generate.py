@@ -9,6 +9,7 @@ from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.formats import SOURCES, TaperedFormat, get_format
 from ..golden.block import BlockFormat, MXFormat
 from ..golden.minifloat import with_denormals
+from ..golden.tapered import with_compat
 from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
 from ..golden.dot import DotConfig
@@ -76,7 +77,7 @@ def _check_port_bits(what, bits):
 def build_unit(unit, *, format, source=None, target=None, rounding=None, saturate=False,
                nan_to_zero=False, latency=None, rand_bits=None, seed=None, paper_literal=False,
                ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False,
-               lanes=None, scaling=None):
+               lanes=None, scaling=None, compat=None):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline. ``dot``
     builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
     ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
@@ -90,7 +91,8 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port; ``ieee_denormals`` switches
     its denormals to IEEE's. ``rand_bits`` (default 16) and ``seed`` (default 0) apply to encoders with
     ``sr`` only: the width of the ``rand`` port, and the seed of a stream unit's generator (and of the
-    draws a combinational unit's regression drives).
+    draws a combinational unit's regression drives). ``compat="ascend"`` picks HiF8's Ascend-compatible
+    descriptor (``hif8_ascend``; encoders and decoders of HiF8 only).
 
     Raises
     ------
@@ -102,6 +104,8 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     """
     unit = _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_literal, ieee_denormals,
                           stages, raw, io_registers, rounding)
+    if compat is not None and not isinstance(compat, str):
+        raise FpforgeTypeError(f"compat must be a name (None, 'default' or 'ascend'), not {compat!r}")
     if latency is None:
         latency = 1 if unit == "scaled-encoder" else 0
     rand_bits = DEFAULT_RAND_BITS if rand_bits is None else rand_bits
@@ -110,16 +114,16 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     given = {k for k, v in dict(source=source, target=target, rounding=rounding, saturate=saturate_given,
                                 nan_to_zero=nan_to_zero, latency=latency, paper_literal=paper_literal,
                                 ieee_denormals=ieee_denormals, format_b=format_b, r=r, f=f, stages=stages,
-                                raw=raw, io_registers=io_registers, lanes=lanes,
-                                scaling=scaling).items() if v not in (None, False, 0)}
+                                raw=raw, io_registers=io_registers, lanes=lanes, scaling=scaling,
+                                compat=None if compat == "default" else compat).items() if v not in (None, False, 0)}
     uses = {"dot": {"format_b", "r", "f", "stages", "raw", "io_registers"},
             "encoder": {"source", "rounding", "saturate", "nan_to_zero", "latency", "paper_literal",
-                        "ieee_denormals"},
-            "decoder": {"target", "latency", "ieee_denormals"},
+                        "ieee_denormals", "compat"},
+            "decoder": {"target", "latency", "ieee_denormals", "compat"},
             "block-encoder": {"source", "rounding", "latency"},
             "block-decoder": {"target", "latency"},
             "scaled-encoder": {"source", "rounding", "saturate", "nan_to_zero", "latency", "paper_literal",
-                               "ieee_denormals", "lanes", "scaling"}}[unit]
+                               "ieee_denormals", "lanes", "scaling", "compat"}}[unit]
     unused = sorted(given - uses)
     if unused:
         why = {"dot": " (its depth is stages; it rounds once to FP32, nearest even)",
@@ -144,8 +148,9 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     if fmt.name in SOURCES:
         raise FpforgeValueError(f"{fmt.name!r} is a source/target format: encoders convert from it (source=) and "
                                 "decoders to it (target=); format takes a narrow format (see `fpforge formats`)")
+    fmt = with_compat(fmt, compat)  # (one line for an unknown compat or a format without that variant)
     if unit == "scaled-encoder":
-        return ScaledEncoder(format, source, 1 if lanes is None else lanes, scaling or "fp32", rounding, saturate,
+        return ScaledEncoder(fmt, source, 1 if lanes is None else lanes, scaling or "fp32", rounding, saturate,
                              nan_to_zero, rand_bits, ieee_denormals, paper_literal, latency, seed)
     block = isinstance(fmt, (BlockFormat, MXFormat))
     if unit.startswith("block-") != block:

@@ -4,8 +4,13 @@ The encoder is one datapath for every mantissa width: the operand's exponent ``E
 ``w(E)`` (3, 2, 1, or 0 in the denormal binades) and so the round position of the shared
 :class:`~fpforge.hw.rounding.Rounder`; the rounded significand and the exponent then index the dot/exponent
 prefix of the code. Hybrid rounding (``hr``) takes its threshold from the operand's own low bits (SR14 for
-FP32, SR2 for FP16/BF16), so it needs no random port. Semantics: ``docs/hif8.md``.
+FP32, SR2 for FP16/BF16), so it needs no random port. The Ascend-compatible descriptor (``hif8_ascend``,
+``compat="ascend"``) makes ``hr`` compare ``F >= T`` literally and adds Ascend's two range checks before
+rounding (``|x| < 2^-23`` gives 0, ``|x| >= 1.25 × 2^15`` overflows), and decodes NaN to +qNaN.
+Semantics: ``docs/hif8.md``.
 """
+
+import math
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
@@ -14,7 +19,7 @@ from amaranth.lib.wiring import In, Out
 from ..golden.errors import FpforgeValueError
 from ..golden.formats import Flag, TaperedFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.tapered import HR_TA_BELOW, hr_threshold_bits
+from ..golden.tapered import HR_TA_BELOW, ascend_limits, hr_threshold_bits
 from .convert import _source, check_roundings, check_saturate, mode_is, unpack_source
 from .rounding import MODE_WIDTH, Rounder
 
@@ -46,7 +51,7 @@ class HiF8Encoder(wiring.Component):
     rand_bits : int
         R, width of ``rand`` when ``sr`` is enabled.
     paper_literal : bool
-        ``hr``: SR14 rounds up when ``F14 >= T14`` even for exact values.
+        ``hr``: SR14 rounds up when ``F14 >= T14`` even for exact values (always so for ``hif8_ascend``).
 
     Members
     -------
@@ -128,8 +133,9 @@ class HiF8Encoder(wiring.Component):
         m.d.comb += below.eq(eb - exp + ms - width)
         m.d.comb += shift.eq(Mux(below >= limit, limit, below[: len(shift)]))
 
+        ascend = fmt.compat == "ascend" and "hr" in self._roundings
         m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, k,
-                                             self._paper_literal)
+                                             self._paper_literal or ascend)
         m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)
@@ -148,8 +154,19 @@ class HiF8Encoder(wiring.Component):
         m.d.comb += er.eq(eb + carry)
         man = Signal(wmax, name="man")
         m.d.comb += man.eq(q & ((Const(1, wmax + 1) << width) - 1))
+        # Ascend's range checks under hr, before rounding: |x| < 2^-23 gives 0; |x| >= 1.25 * 2^15 overflows.
+        tiny = huge = None  # (default units keep their netlist byte for byte)
+        if ascend:
+            flush_below, overflow_from = ascend_limits(fmt)
+            e_flush = math.frexp(flush_below)[1] - 1  # 2^-23: below it the exponent alone decides
+            sig_from = overflow_from / 2.0**hi * 2**ms  # 1.25 * 2^ms: the significand threshold in binade emax
+            assert flush_below == 2.0**e_flush and sig_from == int(sig_from)
+            tiny, huge = Signal(name="ascend_tiny"), Signal(name="ascend_huge")
+            hr_on = mode_is(self, "hr")
+            m.d.comb += [tiny.eq(hr_on & nonzero & (exp < e_flush)),
+                         huge.eq(hr_on & nonzero & ((exp > hi) | (exp == hi) & (sig >= int(sig_from))))]
         zero = Signal(name="zero")
-        m.d.comb += zero.eq(q == 0)
+        m.d.comb += zero.eq((q == 0) if tiny is None else (q == 0) | tiny)
 
         # Magnitude code from (er, man): the dot/exponent prefix of each exponent, from the descriptor.
         mag = Signal(fmt.bits - 1, name="mag")
@@ -163,7 +180,8 @@ class HiF8Encoder(wiring.Component):
                             m.d.comb += mag.eq(fmt.encode_normal(e, 0) | man)
         top_w = fmt.mant_width(hi)
         overflow = Signal()
-        m.d.comb += overflow.eq(nonzero & ((er > hi) | (er == hi) & (man > (1 << top_w) - 2)))
+        beyond = nonzero & ((er > hi) | (er == hi) & (man > (1 << top_w) - 2))
+        m.d.comb += overflow.eq(beyond if huge is None else beyond & ~tiny | huge)
         inexact = Signal()
         m.d.comb += inexact.eq(nonzero & rnd.inexact)
 
@@ -201,7 +219,7 @@ class HiF8Decoder(wiring.Component):
 
     The dot prefix selects the exponent width; the sign-magnitude exponent gets its hidden magnitude MSB
     back; denormal codes are powers of two. 0x80 gives the target's canonical NaN with the sign bit set (as
-    the FNUZ decoders do), ±Inf the target's ±Inf, 0x00 +0.
+    the FNUZ decoders do; ``hif8_ascend``: +qNaN, as Ascend decodes it), ±Inf the target's ±Inf, 0x00 +0.
 
     Members
     -------
@@ -253,7 +271,7 @@ class HiF8Decoder(wiring.Component):
         widen = tgt.mbits - wmax
         y = self.y
         with m.If(special):
-            m.d.comb += y.eq(Mux(sign, tgt.nan_code(True), 0))
+            m.d.comb += y.eq(Mux(sign, tgt.nan_code(fmt.compat != "ascend"), 0))
         with m.Elif(inf):
             m.d.comb += y.eq(tneg | tgt.inf_code)
         with m.Elif(e >= tgt.emin):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
 from ..golden.rng import DEFAULT_RAND_BITS
+from ..golden.tapered import with_compat
 from .vectors import DEFAULT_BIASES, stimulus_with_bias
 
 __all__ = ["UnitCase", "block_decoder_case", "block_encoder_case", "decoder_case", "dot_bundle_case", "dot_case", "encoder_case",
@@ -48,7 +49,7 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
     for (default: ``EXHAUSTIVE_BIASES`` for 16-bit sources, ``DEFAULT_BIASES`` for FP32; random FP32
     operands get a random bias each, from all 64). ``stim`` may be ``(patterns, bias)``.
     """
-    fmt, source = cfg["format"], cfg.get("source", "fp32")
+    fmt, source = with_compat(get_format(cfg["format"]), cfg.get("compat")).name, cfg.get("source", "fp32")
     roundings = cfg.get("rounding") or get_format(fmt).roundings[:1]
     roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
     saturate = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate", False))
@@ -101,7 +102,7 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
 def decoder_case(cfg, *, biases=None):
     """All codes of the format, decoded to the target; a run-time-bias format repeats them for each bias
     of ``biases`` (default: all 64 for 8-bit codes, :data:`DEFAULT_BIASES` for wider ones)."""
-    fmt = get_format(cfg["format"])
+    fmt = with_compat(get_format(cfg["format"]), cfg.get("compat"))
     codes = np.arange(1 << fmt.bits, dtype=np.uint64)
     ieee = {"ieee_denormals": True} if cfg.get("ieee_denormals") else {}
     if not fmt.runtime_bias:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
 from ..golden.errors import FpforgeValueError
 from ..golden.rng import DEFAULT_RAND_BITS
+from ..golden.tapered import with_compat
 from .harness import HarnessSpec, module_ports
 
 __all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "unit_config"]
@@ -68,7 +69,7 @@ def unit_config(cfg) -> dict:
     if cfg.get("latency", 0):
         raise FpforgeValueError(f"fpforge prove checks combinational units (latency 0), not latency "
                                 f"{cfg['latency']!r}; a pipeline's core is the combinational unit")
-    fmt = get_format(cfg["format"])
+    fmt = with_compat(get_format(cfg["format"]), cfg.pop("compat", None))  # compat="ascend": hif8_ascend
     if getattr(fmt, "kind", None) == "block" or fmt.name in SOURCES:
         raise FpforgeValueError(f"fpforge prove handles scalar narrow formats, not {fmt.name!r}")
     cfg["format"] = fmt.name

@@ -18,7 +18,7 @@ from ..golden import SOURCES, decode, get_format
 from ..golden.formats import RUNTIME_BIASES
 
 __all__ = ["DEFAULT_BIASES", "EXHAUSTIVE_BIASES", "all_patterns", "directed", "random_patterns", "stimulus",
-           "stimulus_with_bias", "DotOperands", "concat_dot_operands", "directed_dot_operands", "random_dot_operands"]
+           "stimulus_with_bias", "tapered_thresholds", "DotOperands", "concat_dot_operands", "directed_dot_operands", "random_dot_operands"]
 
 #: Biases the directed FP32 cases and the SHP decoder cover in ``make test``: both ends and their
 #: neighbours, the middle with every bit flipping between 31 and 32, and the E4M3/E5M2-like 7 and 15
@@ -127,11 +127,30 @@ def directed(fmt, source: str = "fp32", *, bias=None, ieee_denormals=False, dens
     return out
 
 
+def tapered_thresholds(fmt, source: str = "fp32", *, seed=0) -> np.ndarray:
+    """FP32 operands around a tapered format's thresholds, both signs: half the smallest denormal (2^-23,
+    where Ascend's ``hr`` flushes), half-way from the largest value to the Inf slot (1.25 × 2^15, where it
+    overflows) and the Inf slot (1.5 × 2^15): ±0..32 ulps and 64 random low-14-bit patterns in the
+    threshold's ulp window on each side (hybrid rounding compares the top discarded bits with them)."""
+    fmt = get_format(fmt)
+    if SOURCES[source].bits != 32:
+        return np.empty(0, np.uint64)
+    rng = np.random.default_rng(seed)
+    centres = np.array([fmt.min_subnormal / 2, fmt.max_value + fmt.top_quantum / 2, fmt.max_value + fmt.top_quantum],
+                       np.float32).view(np.int32).astype(np.int64)
+    near = (centres[:, None] + np.arange(-32, 33)[None, :]).ravel()
+    window = (centres[:, None] & ~0x3FFF) + rng.integers(-0x4000, 0x8000, (3, 64))
+    mags = np.concatenate([near, window.ravel()]).astype(np.uint64)
+    return np.unique(np.concatenate([mags, mags | np.uint64(1 << 31)]))
+
+
 def stimulus(fmt, source: str, n_random: int, seed: int) -> np.ndarray:
-    """The standard stimulus: all patterns for 16-bit sources; directed + ``n_random`` random for FP32."""
+    """The standard stimulus: all patterns for 16-bit sources; directed + ``n_random`` random for FP32 (and
+    for a tapered format the neighbourhoods of its thresholds, :func:`tapered_thresholds`)."""
     if SOURCES[source].bits == 16:
         return all_patterns(source)
-    return np.concatenate([directed(fmt, source), random_patterns(source, n_random, seed)])
+    extra = [tapered_thresholds(fmt, source, seed=seed)] if getattr(get_format(fmt), "kind", "") == "tapered" else []
+    return np.concatenate([directed(fmt, source), *extra, random_patterns(source, n_random, seed)])
 
 
 def stimulus_with_bias(fmt, source: str, n_random: int, seed: int, biases=None, *,

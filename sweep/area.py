@@ -206,8 +206,9 @@ def area_hif8():
              ("encoder fp32→F, every mode of F + sat port", dict(unit="encoder", source="fp32", rounding="all",
                                                                  saturate="runtime"))]
     rows += [(f"decoder F→{t}", dict(unit="decoder", target=t)) for t in ("fp32", "fp16", "bf16")]
-    return AreaSpace("area-hif8", "Area of the HiF8 conversion units, beside E4M3 and E5M2", _FLOW + ".",
-                     [_grid(("hif8", "e4m3", "e5m2"), rows)])
+    return AreaSpace("area-hif8", "Area of the HiF8 conversion units (default and Ascend-compatible, "
+                     "`compat=\"ascend\"`), beside E4M3 and E5M2", _FLOW + ".",
+                     [_grid(("hif8", "hif8_ascend", "e4m3", "e5m2"), rows)])
 
 
 def area_cfloat():

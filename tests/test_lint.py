@@ -27,6 +27,11 @@ SHAPES = (
     + [dict(unit="encoder", format="hif8", source="fp32", rounding=("ta",)),
        dict(unit="encoder", format="hif8", source="fp16", rounding=("hr",), paper_literal=True, latency=2),
        dict(unit="encoder", format="hif8", source="bf16", rounding=("sr",), latency=1, seed=3)]
+    # HiF8 bit-compatible with Ascend (issue 15): range checks gated by the hr mode, +qNaN decode.
+    + [dict(unit="encoder", format="hif8_ascend", source="fp32", rounding=("ta", "hr", "sr", "rne", "rtz"),
+            saturate="runtime"),
+       dict(unit="encoder", format="hif8", compat="ascend", source="fp16", rounding=("hr",), latency=2),
+       dict(unit="decoder", format="hif8_ascend", target="fp16")]
     # Tesla CFloat: run-time bias port, the guide's denormals (gap logic), unsigned/flush-to-zero UHP.
     + [dict(unit="encoder", format=f, source=s, rounding=("rne", "sr", "ta", "rtz"),
             **({"saturate": "runtime"} if f == "uhp" else {}))

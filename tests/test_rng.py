@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from fpforge.golden import rng
+from fpforge.golden import rng
 from fpforge.golden.rng import random_bits, rng_reset_state, seed_state, step
 
 __all__: list[str] = []
@@ -93,6 +94,20 @@ def test_random_bits_equals_a_python_loop_of_step(seed):
         got = random_bits(seed, n, bits=bits)
         assert np.array_equal(got, loop >> np.uint32(32 - bits)), bits
         assert int(got.max()) < 2**bits
+
+
+def test_lanes_and_lane_blocks_join_without_a_seam():
+    """``states`` steps lanes of ``_LANE`` states, ``_LANES_AT_ONCE`` lanes at a time: a stream longer than
+    two such blocks, starting mid-lane, equals the plain loop of ``step`` across every seam."""
+    n = 2 * rng._LANE * rng._LANES_AT_ONCE + 77
+    s = seed_state(9)
+    for _ in range(13):  # start = 13: the first lane begins mid-way through the stream
+        s = step(s)
+    loop = np.empty(n, dtype=np.uint32)
+    for i in range(n):
+        s = step(s)
+        loop[i] = s
+    assert np.array_equal(random_bits(9, n, bits=32, start=13), loop)
 
 
 @pytest.mark.parametrize("seed", [0, 2**32, 77])
