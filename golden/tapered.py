@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import FpforgeValueError, UnknownName
+from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from .formats import COMPAT_CHOICES, Flag, TaperedFormat, get_format
 from .rounding import round_up
 
@@ -53,7 +53,11 @@ def with_compat(fmt, compat):
         An unknown ``compat`` (the message names the choices), or ``"ascend"`` for a format without
         such a variant.
     """
-    if compat is None or compat == "default":
+    if compat is None:
+        return fmt
+    if not isinstance(compat, str):
+        raise FpforgeTypeError(f"compat must be a name ({', '.join(COMPAT_CHOICES)}) or None, not {compat!r}")
+    if compat == "default":
         return fmt
     if compat not in COMPAT_CHOICES:
         raise UnknownName(f"unknown compat {compat!r}; valid choices: {', '.join(COMPAT_CHOICES)}")
