@@ -52,6 +52,8 @@ def with_compat(fmt, compat):
     ValueError
         An unknown ``compat`` (the message names the choices), or ``"ascend"`` for a format without
         such a variant.
+    TypeError
+        ``compat`` is neither None nor a string.
     """
     if compat is None:
         return fmt
