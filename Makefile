@@ -46,6 +46,7 @@ area:
 	$(PY) -m fpforge sweep area-cfloat --results
 	$(PY) -m fpforge sweep area-block --results
 	$(PY) -m fpforge sweep area-dot --results
+	$(PY) -m fpforge sweep area-p3109 --results
 
 # The MX paper's Fig. 7: 811 points (cold: long, see docs/sweep.md), figure, CSV and claims in docs/results.md.
 sweep-paper:

@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 from timing import best
 
-from fpforge.golden import SOURCES, encode_with_flags, get_format, minifloat, random_bits
+from fpforge.golden import SOURCES, encode_with_flags, minifloat, random_bits
 
 N = int(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--n=")), 10_000_000))
 N_EXACT = min(N, 1_000_000)
@@ -65,14 +65,13 @@ def _formats():
 
 def _exact_rate(fmt, x, kw):
     """M values/s of the exact float64 model on the first N_EXACT operands (same options)."""
-    f = get_format(fmt)
-    if kw.get("compat", "default") != "default":
-        f = get_format(f"{fmt}_{kw['compat']}")
+    f = minifloat.scalar_format(fmt, paper_literal=kw.get("paper_literal", False),
+                                compat=kw.get("compat"))  # the variant descriptor, as the API resolves it
     xs = x[:N_EXACT]
     fixed, per = minifloat.resolve_bias(f, kw.get("bias") if np.ndim(kw.get("bias")) == 0 else kw["bias"][:N_EXACT],
                                         xs.shape)
     src = minifloat.source_of(xs)
-    opts = (kw["rounding"], False, False, bool(kw.get("paper_literal")))
+    opts = (kw["rounding"], False, False)
     draws = (random_bits(kw.get("seed", 0), N_EXACT, 16).astype(np.int64), 16) if kw["rounding"] == "sr" else None
     return N_EXACT / best(lambda: minifloat._exact(fixed, src, xs, opts, draws, per), 1, time.process_time) / 1e6
 

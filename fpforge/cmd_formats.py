@@ -10,24 +10,29 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
+def _format_row(name):
+    from .golden import get_format
+
+    f = get_format(name)
+    if f.runtime_bias:  # limits scale with 2^-B for run-time bias B
+        f0 = f.at(0)
+        limits = [f"{f0.max_value:.6g}·2^-B", f"{f0.min_normal:.6g}·2^-B", f"{f0.min_subnormal:.6g}·2^-B"]
+    else:
+        limits = [f"{f.max_value:.6g}", f"{f.min_normal:.6g}", "flushed" if f.ftz else f"{f.min_subnormal:.6g}"]
+    return (name, str(f.bits), f.layout, *limits, "-" if f.dtype is not None else ",".join(f.roundings), f.title)
+
+
 def run(args) -> int:
     from .cliutil import table_text
-    from .golden import SOURCES, get_format, list_formats
+    from .golden import get_format, list_formats
 
-    rows = [("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")]
-    for name in list_formats():
-        f = get_format(name)
-        if getattr(f, "kind", None) == "block":
-            continue
-        if getattr(f, "runtime_bias", False):  # limits scale with 2^-B for run-time bias B
-            f0 = f.at(0)
-            limits = [f"{f0.max_value:.6g}·2^-B", f"{f0.min_normal:.6g}·2^-B", f"{f0.min_subnormal:.6g}·2^-B"]
-        else:
-            limits = [f"{f.max_value:.6g}", f"{f.min_normal:.6g}",
-                      "flushed" if getattr(f, "ftz", False) else f"{f.min_subnormal:.6g}"]
-        rows.append((name, str(f.bits), f.layout, *limits,
-                     "-" if name in SOURCES else ",".join(f.roundings), f.title))
-    out = table_text(rows)
+    head = ("name", "bits", "fields", "max", "min normal", "min subnormal", "roundings", "")
+    variants = list_formats(kind="variant")
+    scalar = [n for n in list_formats(kind="source") + list_formats(kind="scalar") if n not in variants]
+    out = table_text([head] + [_format_row(n) for n in scalar])
+    out += "\nvariants (<format>_<variant>; `--ieee-denormals`, `--paper-literal` name them too)\n"
+    out += table_text([("variant", "of", *head[1:])] + [(n, get_format(n).base.name, *_format_row(n)[1:])
+                                                        for n in variants])
     rows = [("block format", "bits/element", "block bits", "k1", "layout", "roundings", "")]
     for name in list_formats(kind="block"):
         f = get_format(name)

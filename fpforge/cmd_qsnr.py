@@ -25,6 +25,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from .golden import get_format
+    from .golden.contract import BlockFormatLike
     from .golden.qsnr import DEFAULT_TABLE, MAX_VALUES, qsnr_table
 
     check_output(args.output)
@@ -36,7 +37,7 @@ def run(args) -> int:
     names = DEFAULT_TABLE if args.formats is None else comma_list(args.formats, "--formats", example="mx9,e4m3")
     fmts = [get_format(n) for n in names]
     for f in fmts:
-        if getattr(f, "kind", None) == "block" and args.length % f.k1:
+        if isinstance(f, BlockFormatLike) and args.length % f.k1:
             raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
     rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
                           rounding=args.rounding)

@@ -50,13 +50,14 @@ def _codes(args, fmt):
     import numpy as np
 
     from .golden import decode
-    from .golden.formats import TaperedFormat
+    from .golden.contract import ScalarFormat
+    from .golden.formats import resolve_variant
     from .golden.summary import code_class, code_fields
 
-    if getattr(fmt, "kind", None) == "block":
+    if not isinstance(fmt, ScalarFormat):
         raise UsageError(f"{fmt.name!r} is a block format: `fpforge formats` lists its layout; tables list "
                          f"scalar formats of up to {MAX_TABLE_BITS} bits")
-    if getattr(fmt, "runtime_bias", False):
+    if fmt.runtime_bias:
         if args.bias is None:
             raise UsageError(f"{fmt.name} has a run-time bias: give --bias B (0..63), or --ranges for every bias")
     elif args.bias is not None:
@@ -73,23 +74,22 @@ def _codes(args, fmt):
     vals = decode(fmt, codes, **kw).astype(np.float64)
     cls = code_class(fmt, codes)
     digits = (fmt.bits + 3) // 4
-    tapered = isinstance(fmt, TaperedFormat)
+    concrete = resolve_variant(fmt, ieee_denormals=args.ieee_denormals).at(args.bias)
     head = f"# {fmt.name}: {fmt.title}"
     if args.bias is not None:
         head += f"; bias {args.bias}" + (", IEEE denormals" if args.ieee_denormals else "")
-    lines = [head, "code  bits  value  class" + ("  fields (S|dot|Em|M or S|DML|M)  meaning" if tapered else "")]
+    lines = [head, "code  bits  value  class  fields (S|E|M; HiF8: S|dot|Em|M or S|DML|M)  meaning"]
     for c in codes:
-        line = f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}"
-        if tapered:
-            fields, meaning = code_fields(fmt, int(c))
-            line += "  " + "|".join(f or "-" for f in fields) + "  " + meaning
-        lines.append(line)
+        fields, meaning = code_fields(concrete, int(c))
+        lines.append(f"0x{c:0{digits}x}  {c:0{fmt.bits}b}  {float(vals[c])!r}  {cls[c]}  "
+                     + "|".join(f or "-" for f in fields) + "  " + meaning)
     return "\n".join(lines) + "\n"
 
 
 def run(args) -> int:
     from .golden import get_format
-    from .golden.minifloat import with_denormals
+    from .golden.contract import ScalarFormat
+    from .golden.formats import resolve_variant
 
     check_output(args.output)
     if args.bias is not None and not 0 <= args.bias <= 63:
@@ -97,14 +97,14 @@ def run(args) -> int:
     fmts = [get_format(f) for f in args.format]
     if args.ieee_denormals:
         for f in fmts:
-            with_denormals(f, True)  # one clear line for a format without the guide's denormals
+            resolve_variant(f, ieee_denormals=True)  # one clear line for a format without the guide's denormals
     if args.ranges:
         write_output(args.output, _ranges(args, fmts))
         return 0
     if args.summary:
         from .golden.summary import summary_table
 
-        runtime = [f for f in fmts if getattr(f, "runtime_bias", False)]
+        runtime = [f for f in fmts if isinstance(f, ScalarFormat) and f.runtime_bias]
         if args.bias is not None and not runtime:
             raise UsageError("--bias applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp); "
                              "none was given")

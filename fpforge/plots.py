@@ -42,6 +42,7 @@ def plot_precision(formats, fmt="png", bias=None) -> bytes:
     from matplotlib.ticker import MaxNLocator
 
     from .golden import get_format
+    from .golden.contract import ScalarFormat
     from .golden.summary import precision_by_exponent
 
     descs = [get_format(f) for f in formats]
@@ -49,7 +50,7 @@ def plot_precision(formats, fmt="png", bias=None) -> bytes:
         fig, ax = plt.subplots(figsize=(8, 3.6), dpi=120)
         styles = ("-", "--", "-.", ":")
         for i, d in enumerate(descs):  # the first format on top, dashes apart where lines overlap
-            rt = getattr(d, "runtime_bias", False)
+            rt = isinstance(d, ScalarFormat) and d.runtime_bias
             if rt and bias is None:
                 raise FpforgeValueError(f"{d.name} has a run-time bias: give a bias (--bias B, 0..63) to plot it")
             e, bits = precision_by_exponent(d, bias if rt else None)

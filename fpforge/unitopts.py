@@ -132,6 +132,10 @@ def unit_config(args) -> dict:
             from .golden.tapered import with_compat
 
             fmt = with_compat(fmt, args.compat)  # the variant descriptor (hif8_ascend); one line for other formats
+        if args.ieee_denormals:  # sugar for the variant descriptor (build_unit resolves --paper-literal)
+            from .golden.formats import resolve_variant
+
+            fmt = resolve_variant(fmt, ieee_denormals=True)  # <format>_ieee; one line for other formats
         cfg["format"] = fmt.name
         if args.rounding is not None:
             if args.rounding == "all":
@@ -154,6 +158,8 @@ def unit_config(args) -> dict:
     if args.unit != "dot":
         options.update(r=args.r, f=args.f)
     cfg.update({k: v for k, v in options.items() if v is not None})
+    if args.unit != "dot":
+        switches.pop("ieee_denormals")  # resolved into the format above
     cfg.update({k: True for k, v in switches.items() if v})
     if args.sat_port:
         cfg["saturate"] = "runtime"

@@ -1,5 +1,9 @@
 """The bit-exact numpy golden model: format descriptors, encode/decode, flags, the random generator."""
 
+if __name__ != "fpforge.golden":  # the folder imported as a top-level package: a second copy of fpforge
+    raise ImportError(f"import fpforge.golden, not {__name__}: the folder golden/ is installed as fpforge.golden "
+                      "(run `make setup`, then use `import fpforge.golden`)")
+
 from .formats import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, Flag, FloatFormat, get_format, list_formats, source_of
 from .minifloat import code_dtype, decode, decode_bits, encode, encode_flags, encode_with_flags
 from .rng import DEFAULT_RAND_BITS, random_bits

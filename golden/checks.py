@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
-__all__ = ["SOURCE_DTYPES", "as_bool", "as_choice", "as_codes", "as_int", "as_int_array", "as_seed", "as_source",
+__all__ = ["check_descriptor_fields", "SOURCE_DTYPES", "as_bool", "as_choice", "as_codes", "as_int", "as_int_array", "as_seed", "as_source",
            "broadcast", "describe"]
 
 #: The dtypes a source operand (``x`` of the encoders) may have, by source format name.
@@ -213,3 +213,23 @@ def broadcast(*named):
     except ValueError:
         shapes = ", ".join(f"{n} {a.shape}" for (n, _), a in zip(named, arrays))
         raise FpforgeValueError(f"shapes do not broadcast together: {shapes}") from None
+
+
+def check_descriptor_fields(desc, strings=(), ints=(), bools=(), tuples=("roundings",)):
+    """Types of a format descriptor's fields (a wrong type is a TypeError naming the field, never a crash
+    later)."""
+    kind = type(desc).__name__
+    for name in strings:
+        if not isinstance(getattr(desc, name), str):
+            raise FpforgeTypeError(f"{kind} {name} must be a string, not {getattr(desc, name)!r}")
+    for name in ints:
+        value = getattr(desc, name)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise FpforgeTypeError(f"{kind} {name} must be an integer, not {value!r}")
+    for name in bools:
+        if not isinstance(getattr(desc, name), bool):
+            raise FpforgeTypeError(f"{kind} {name} must be True or False, not {getattr(desc, name)!r}")
+    for name in tuples:
+        value = getattr(desc, name)
+        if not isinstance(value, tuple) or not value or not all(isinstance(v, str) for v in value):
+            raise FpforgeTypeError(f"{kind} {name} must be a non-empty tuple of mode names, not {value!r}")

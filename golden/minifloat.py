@@ -4,11 +4,11 @@ The rules, for a finite non-zero operand ``v`` (see ``docs/semantics.md`` for th
 
 1. ``E = floor(log2 |v|)``; the target quantum is ``2**qe`` with ``qe = max(E, emin) - mbits``.
 2. ``s = |v| / 2**qe`` splits into ``q0 = floor(s)`` and the discarded fraction ``d = s - q0`` in [0, 1).
-3. Round up (``q = q0 + 1``) when
-   ``rne``: d > 1/2, or d = 1/2 and q0 odd; ``ta``: d >= 1/2; ``rtz``: never;
-   ``sr``: ``floor(d * 2**R) + rand >= 2**R`` with ``rand`` the value's R-bit draw.
-4. The magnitude code is ``(max(E - emin, 0) << mbits) + q`` (a carry out of the mantissa moves into the
-   exponent field by itself). It overflowed when it exceeds the largest finite code.
+3. The truncated magnitude code is ``(max(E - emin, 0) << mbits) + q0`` (q0 carries the hidden bit).
+4. Add 1 to it (a carry out of the mantissa moves into the exponent field by itself) when
+   ``rne``: d > 1/2, or d = 1/2 and the truncated code is odd (its LSB is q0's, or the exponent's when
+   ``mbits = 0``); ``ta``: d >= 1/2; ``rtz``: never; ``sr``: ``floor(d * 2**R) + rand >= 2**R`` with
+   ``rand`` the value's R-bit draw. The result overflowed when it exceeds the largest finite code.
 
 Formats with the CFloat guide's denormals (``2**-bias * 0.m``, ``docs/cfloat.md``) use the quantum
 ``2**(-bias - mbits)`` below the normal range, and an operand strictly between the largest denormal ``lo``
@@ -26,11 +26,15 @@ import numpy as np
 
 from . import fastpath, rng, tapered
 from .checks import as_bool, as_codes, as_int, as_seed, as_source
+from .classify import classify
+from .contract import BlockFormatLike, ScalarFormat
 from .errors import FpforgeTypeError, FpforgeValueError
+from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, get_format, resolve_variant, source_of
 from .rounding import round_up
-from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, TaperedFormat, get_format, source_of
+from .taperedformat import TaperedFormat
 
-__all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags"]
+__all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_exact", "encode_flags", "encode_with_flags",
+           "resolve_bias", "scalar_format", "value_table", "with_denormals"]
 
 
 def code_dtype(bits: int):
@@ -42,59 +46,11 @@ def code_dtype(bits: int):
     raise FpforgeValueError(f"codes wider than 64 bits are not supported, not {bits!r}")
 
 
-def _fields(fmt: FloatFormat, codes: np.ndarray):
-    codes = codes.astype(np.int64)
-    sign = (codes >> fmt.mag_bits) & 1 if fmt.signed else np.zeros(codes.shape, np.int64)
-    exp = (codes >> fmt.mbits) & fmt.exp_max_field
-    man = codes & ((1 << fmt.mbits) - 1)
-    return sign, exp, man
-
-
-def _classify(fmt: FloatFormat, codes: np.ndarray):
-    """Boolean masks (nan, inf) for the codes of ``fmt``."""
-    if isinstance(fmt, TaperedFormat):
-        return tapered.classify(fmt, codes)
-    sign, exp, man = _fields(fmt, codes)
-    if fmt.nan == "ieee":
-        top = exp == fmt.exp_max_field
-        return top & (man != 0), top & (man == 0)
-    none = np.zeros(codes.shape, bool)
-    if fmt.nan == "fn":
-        mag = codes.astype(np.int64) & fmt.mag_mask
-        return mag == fmt.mag_mask, none
-    if fmt.nan == "none":
-        return none, none
-    return codes.astype(np.int64) == fmt.sign_mask, none
-
-
 def _check_rounding(fmt, rounding):
     if not isinstance(rounding, str) or rounding not in fmt.roundings:
         raise FpforgeValueError(
             f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: {', '.join(fmt.roundings)}"
         )
-
-
-def with_denormals(fmt, ieee_denormals: bool):
-    """``fmt``, or its variant with IEEE denormals (``2**(1 - bias) * 0.m``) when ``ieee_denormals``.
-
-    Raises
-    ------
-    ValueError
-        ``ieee_denormals`` for a format that does not use the CFloat guide's denormals.
-    """
-    if not ieee_denormals:
-        return fmt
-    if not isinstance(fmt, FloatFormat) or fmt.denormals != "cfloat":
-        guide = [n for n, f in _registry_items() if isinstance(f, FloatFormat) and f.denormals == "cfloat"]
-        raise FpforgeValueError(f"ieee_denormals applies to the formats with the CFloat guide's denormals "
-                                f"({', '.join(guide)}), not {getattr(fmt, 'name', fmt)!r}")
-    return fmt.with_(denormals="ieee")
-
-
-def _registry_items():
-    from .formats import _REGISTRY
-
-    return _REGISTRY.items()
 
 
 def resolve_bias(fmt, bias, shape):
@@ -144,9 +100,9 @@ def _draws(n, *, seed, rand, rand_bits):
 def _scalar_format(fmt, what):
     """The scalar descriptor ``fmt`` names; a block format or anything else is refused, naming the way."""
     fmt = get_format(fmt)
-    if not isinstance(fmt, (FloatFormat, TaperedFormat)):
+    if not isinstance(fmt, ScalarFormat):
         name = getattr(fmt, "name", None)
-        if getattr(fmt, "kind", None) == "block":
+        if isinstance(fmt, BlockFormatLike):
             raise FpforgeValueError(f"{what}() takes a scalar format; {name!r} is a block format "
                                     f"(use {what}_block)")
         raise FpforgeTypeError(f"{what}() takes a scalar format name or descriptor, not {fmt!r}")
@@ -217,12 +173,37 @@ def encode_with_flags(
                    ieee_denormals, compat)
 
 
+def scalar_format(fmt, *, paper_literal=False, ieee_denormals=False, compat=None):
+    """The scalar descriptor named by ``fmt`` with the variant sugar (``paper_literal``, ``ieee_denormals``,
+    ``compat``) resolved (the API boundary).
+
+    Raises
+    ------
+    FpforgeTypeError
+        Not a scalar format.
+    FpforgeValueError
+        A flag the format has no variant for.
+    """
+    fmt = get_format(fmt)
+    if not isinstance(fmt, ScalarFormat):
+        raise FpforgeTypeError(f"encode() and decode() handle scalar formats, not {getattr(fmt, 'name', fmt)!r}")
+    fmt = tapered.with_compat(fmt, compat)
+    return resolve_variant(fmt, paper_literal=paper_literal, ieee_denormals=ieee_denormals)
+
+
+def with_denormals(fmt, ieee_denormals: bool):
+    """``fmt``, or its IEEE-denormal variant (``<fmt>_ieee``) when ``ieee_denormals``: the old name of
+    ``resolve_variant(fmt, ieee_denormals=...)``, kept for callers written before variants were
+    descriptors."""
+    return resolve_variant(fmt, ieee_denormals=ieee_denormals)
+
+
 def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,
             rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False, compat=None):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
-    fmt = tapered.with_compat(_scalar_format(fmt, "encode"), compat)
-    fmt = with_denormals(fmt, as_bool(ieee_denormals, "ieee_denormals"))
+    fmt = scalar_format(_scalar_format(fmt, "encode"), ieee_denormals=as_bool(ieee_denormals, "ieee_denormals"),
+                        compat=compat)
     x = as_source(x)
     saturate, nan_to_zero = as_bool(saturate, "saturate"), as_bool(nan_to_zero, "nan_to_zero")
     paper_literal = as_bool(paper_literal, "paper_literal")
@@ -232,13 +213,15 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
     if rounding is None:
         rounding = fmt.roundings[0]
     _check_rounding(fmt, rounding)
-    if paper_literal and not (isinstance(fmt, TaperedFormat) and rounding == "hr"):
-        raise FpforgeValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
+    if paper_literal:
+        if not (isinstance(fmt, TaperedFormat) and rounding == "hr"):
+            raise FpforgeValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
+        fmt = resolve_variant(fmt, paper_literal=True)
     if rand is not None and rounding != "sr":
         raise FpforgeValueError(f"rand (explicit draws) applies to stochastic rounding (rounding='sr'), not "
                                 f"{rounding!r}")
     src = source_of(x)
-    opts = (rounding, saturate, nan_to_zero, paper_literal)
+    opts = (rounding, saturate, nan_to_zero)
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE and bias is None:
         lut = _lut(fmt, src, opts)
         if lut is not None:
@@ -257,11 +240,9 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
 
 
 def _exact(fmt, src, x, opts, draws, bias=None):
-    """The exact model; ``bias`` is None (fixed-bias ``fmt``) or the flattened per-element biases."""
-    rounding, saturate, nan_to_zero, paper_literal = opts
-    if isinstance(fmt, TaperedFormat):
-        return tapered.encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, paper_literal)
-    return _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias)
+    """The exact model of the descriptor (``opts``: rounding, saturate, nan_to_zero); ``bias`` is None
+    (fixed-bias ``fmt``) or the flattened per-element biases."""
+    return fmt.encode_exact(src, x, *opts, draws, bias)
 
 
 # -- memoised fast path ---------------------------------------------------------------------------
@@ -321,13 +302,13 @@ def _emin_and_subnormal_exp(fmt: FloatFormat, bias=None):
     return emin, (emin - 1 if fmt.denormals == "cfloat" else emin)
 
 
-def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None):
-    """The exact model (see the module docstring); ``bias``: per-element biases (run-time-bias formats)."""
+def encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None):
+    """The exact model of a :class:`FloatFormat` (see the module docstring); ``bias``: per-element biases
+    (run-time-bias formats)."""
     shape = x.shape
     bits = x.ravel().view(code_dtype(src.bits)).astype(np.int64)
-    sign = (bits >> (src.bits - 1)) & 1
-    nan, inf = _classify(src, bits)
-    subnormal = (((bits >> src.mbits) & src.exp_max_field) == 0) & ((bits & ((1 << src.mbits) - 1)) != 0)
+    cls = classify(src, bits)
+    sign, nan, inf, subnormal = cls.sign, cls.nan, cls.inf, cls.subnormal
 
     with np.errstate(invalid="ignore"):  # signalling NaNs
         v = np.abs(x.ravel().astype(np.float64))
@@ -344,9 +325,10 @@ def _encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws, bias=None
     d = s - q0
     q0 = q0.astype(np.int64)
 
-    up = round_up(q0, d, rounding, *(draws if rounding == "sr" else ()))
-    q = q0 + up
-    mag = (np.maximum(E - emin, 0) << M) + q
+    # Ties to even look at the code's LSB: q0's, unless the format has no mantissa bits (P3109 p = 1), where
+    # the hidden bit is q0 and the LSB is the exponent field's.
+    mag = (np.maximum(E - emin, 0) << M) + q0
+    mag += round_up(mag, d, rounding, *(draws if rounding == "sr" else ()))
     inexact = nonzero & (d != 0)
     if fmt.denormals == "cfloat":
         # The gap between the largest denormal lo and the smallest normal hi: round between those two,
@@ -445,24 +427,24 @@ _TABLES_KEEP = 160  # fixed-bias descriptors of run-time-bias formats: one table
 
 def _code_values(fmt: FloatFormat, codes: np.ndarray, bias=None) -> np.ndarray:
     """float64 value of each code (``bias``: per-element biases of a run-time-bias format)."""
-    sign, exp, man = _fields(fmt, codes)
+    sign, exp, man = fmt.fields(codes)
     M = fmt.mbits
     emin, sub_e = _emin_and_subnormal_exp(fmt, bias)
     val = np.where(exp == 0, np.ldexp(man.astype(np.float64), sub_e - M),
                    np.ldexp((man + (1 << M)).astype(np.float64), exp + emin - 1 - M))
     if fmt.ftz:
         val = np.where(exp == 0, 0.0, val)
-    nan, inf = _classify(fmt, codes)
-    val = np.where(inf, np.inf, val)
-    val = np.where(nan, np.nan, val)
+    cls = classify(fmt, codes)
+    val = np.where(cls.inf, np.inf, val)
+    val = np.where(cls.nan, np.nan, val)
     return np.where(sign == 1, -val, val)  # -NaN keeps its sign bit
 
 
-def _value_table(fmt: FloatFormat) -> np.ndarray:
-    """float64 value of every code of ``fmt`` (a fixed-bias descriptor); NaNs carry the code's sign bit.
-    Denormal codes of a flush-to-zero format are worth 0 (what an operation reads)."""
-    if isinstance(fmt, TaperedFormat):
-        return tapered.value_table(fmt)
+def value_table(fmt: FloatFormat) -> np.ndarray:
+    """float64 value of every code of a :class:`FloatFormat` (a fixed-bias descriptor); NaNs carry the
+    code's sign bit. Denormal codes of a flush-to-zero format are worth 0 (what an operation reads)."""
+    if fmt.bits > MAX_TABLE_BITS:
+        raise FpforgeValueError(f"value tables list formats of up to {MAX_TABLE_BITS} bits, not {fmt.name} ({fmt.bits} bits)")
     if fmt not in _TABLES:
         if len(_TABLES) >= _TABLES_KEEP:
             del _TABLES[next(iter(_TABLES))]
@@ -487,13 +469,13 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.nd
     ValueError
         A code out of range; a missing or bad bias.
     """
-    fmt = tapered.with_compat(_scalar_format(fmt, "decode"), compat)
-    fmt = with_denormals(fmt, as_bool(ieee_denormals, "ieee_denormals"))
+    fmt = scalar_format(_scalar_format(fmt, "decode"), ieee_denormals=as_bool(ieee_denormals, "ieee_denormals"),
+                        compat=compat)
     codes = as_codes(codes, fmt.bits, of=fmt.name)
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
-    if bias is not None or fmt.bits > MAX_TABLE_BITS:
+    if bias is not None or fmt.bits > MAX_TABLE_BITS:  # per-element biases; 32-bit codes (no 2**32 table)
         return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
-    return _value_table(fmt).astype(np.float32)[codes.astype(np.intp)]
+    return fmt.value_table().astype(np.float32)[codes.astype(np.intp)]
 
 
 def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:

@@ -30,10 +30,11 @@ import math
 
 import numpy as np
 
-from .errors import FpforgeTypeError, FpforgeValueError
-from .block import BlockFormat, MXFormat, quantize
+from .block import BlockFormat, quantize
 from .checks import as_int, as_seed, as_source, describe
-from .formats import ROUNDING_MODES, FloatFormat, TaperedFormat, get_format
+from .contract import BlockFormatLike, ScalarFormat
+from .errors import FpforgeTypeError, FpforgeValueError
+from .formats import ROUNDING_MODES, get_format
 from .minifloat import decode, encode
 
 __all__ = ["DEFAULT_TABLE", "MAX_VALUES", "amax_scale", "gaussian_vectors", "qsnr", "qsnr_bound", "qsnr_table",
@@ -112,9 +113,9 @@ def qsnr(fmt, x, *, rounding=None, seed=None) -> np.ndarray:
     x = as_source(x)
     if x.ndim == 0:
         raise FpforgeValueError("x must have a last axis of values (one vector or more), not a scalar")
-    if isinstance(fmt, (BlockFormat, MXFormat)):
+    if isinstance(fmt, BlockFormatLike):
         q = quantize(fmt, x, rounding=rounding, seed=seed).astype(np.float64)
-    elif isinstance(fmt, (FloatFormat, TaperedFormat)):
+    elif isinstance(fmt, ScalarFormat):
         if not getattr(fmt, "signed", True) and (x.astype(np.float32) < 0).any():
             raise FpforgeValueError(f"{fmt.name} is unsigned: it cannot hold the negative values of x, so their "
                                     "QSNR is undefined (measure non-negative vectors)")
@@ -169,14 +170,14 @@ def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, r
         if not any(rounding in getattr(f, "roundings", ()) for f in fmts):
             raise FpforgeValueError(f"none of {', '.join(f.name for f in fmts)} offers rounding {rounding!r}")
     for fmt in fmts:
-        if isinstance(fmt, (BlockFormat, MXFormat)) and length % fmt.k1:
+        if isinstance(fmt, BlockFormatLike) and length % fmt.k1:
             raise FpforgeValueError(f"length {length} is not a multiple of {fmt.name}'s block size {fmt.k1}")
     x = gaussian_vectors(n_vectors, length, seed)
     rows = []
     for fmt in fmts:
         r = rounding if rounding in getattr(fmt, "roundings", ()) else None
         q = qsnr(fmt, x, rounding=r, seed=seed)
-        bits = float(fmt.bits_per_element) if isinstance(fmt, (BlockFormat, MXFormat)) else float(fmt.bits)
+        bits = float(fmt.bits_per_element) if isinstance(fmt, BlockFormatLike) else float(fmt.bits)
         rows.append(dict(name=fmt.name, bits=bits, mean=float(q.mean()), std=float(q.std()),
                          p5=float(np.percentile(q, 5)), min=float(q.min()),
                          bound=qsnr_bound(fmt, r or fmt.roundings[0]) if isinstance(fmt, BlockFormat) else None,

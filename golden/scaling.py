@@ -39,7 +39,8 @@ import numpy as np
 
 from .checks import as_int, broadcast
 from .errors import FpforgeTypeError, FpforgeValueError
-from .formats import FloatFormat, TaperedFormat, get_format
+from .contract import ScalarFormat
+from .formats import get_format
 from .fp32mul import SCALE_EXP_BITS, SCALE_EXP_RANGE, fp32_mul, pow2_mul
 from .fp32mul import fp32_value as _fp32
 from .fp32mul import source_array as _source
@@ -81,7 +82,7 @@ ALGOS = ("max", "most_recent")
 def _scalar_format(fmt, bias=None):
     """The fixed-bias scalar descriptor scaling reads its limits from."""
     d = get_format(fmt)
-    if not isinstance(d, (FloatFormat, TaperedFormat)):
+    if not isinstance(d, ScalarFormat):
         raise FpforgeValueError(f"per-tensor scaling applies to scalar formats (e4m3, e5m2, hif8, cfloat8_143, "
                                 f"...), not {getattr(d, 'name', d)!r} (block formats carry their own scales)")
     try:
@@ -93,9 +94,9 @@ def _scalar_format(fmt, bias=None):
 def _check_format(fmt, bias):
     """A scalar format, with a bias if it takes one (a scalar or an array of per-element biases)."""
     d = get_format(fmt)
-    if isinstance(d, (FloatFormat, TaperedFormat)) and (bias is None or np.ndim(bias) == 0):
+    if isinstance(d, ScalarFormat) and (bias is None or np.ndim(bias) == 0):
         return _scalar_format(d, bias)
-    return _scalar_format(d, None) if not getattr(d, "runtime_bias", False) else d
+    return d if isinstance(d, ScalarFormat) and d.runtime_bias else _scalar_format(d, None)
 
 
 def _margin(margin):

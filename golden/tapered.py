@@ -10,10 +10,11 @@ For a finite non-zero operand ``v`` (see ``docs/hif8.md`` for the reasoning):
 3. ``q = q0 + up`` with ``up`` as for every format (``ta``, ``rne``, ``rtz``, ``sr``) or, for ``hr``, TA
    when ``|E| < 4`` and the simplified stochastic rounding of §3.2 otherwise: ``F`` = the top K discarded
    bits (``floor(d * 2**K)``), ``T`` = the 14 low source bits (FP32, K = 14) or ``(source LSB, 1)``
-   (FP16/BF16, K = 2); round up when ``F >= T`` and ``d != 0``, or ``F >= T`` alone with ``paper_literal``.
-   ``compat="ascend"`` (Huawei Ascend's conversions, issue 15) reads ``F >= T`` literally too, and before
-   rounding sends ``|v|`` below half the smallest denormal (2^-23) to zero and ``|v|`` from half-way
-   between the largest value and the Inf slot (1.25 × 2^15) to overflow.
+   (FP16/BF16, K = 2); round up when ``F >= T`` and ``d != 0``, or ``F >= T`` alone in the variant
+   ``hif8_literal`` (``fmt.hr_literal``; the API's ``paper_literal=True``).
+   The variant ``hif8_ascend`` (``compat="ascend"``: Huawei Ascend's conversions, issue 15) reads ``F >= T``
+   literally too, and before rounding sends ``|v|`` below half the smallest denormal (2^-23) to zero and
+   ``|v|`` from half-way between the largest value and the Inf slot (1.25 × 2^15) to overflow.
 4. The result value ``q * 2**qe`` is exact in HiF8 unless it exceeds the largest finite value (2^15):
    that is overflow (the Inf code sits where 1.5 × 2^15 would be). The code is looked up by value.
 
@@ -24,12 +25,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .classify import classify
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
-from .formats import COMPAT_CHOICES, Flag, TaperedFormat, get_format
+from .formats import COMPAT_CHOICES, get_format
+from .registry import Flag
 from .rounding import round_up
+from .taperedformat import TaperedFormat
 
-__all__ = ["HR_TA_BELOW", "ascend_limits", "classify", "encode_exact", "hr_threshold_bits", "value_table",
-           "with_compat"]
+__all__ = ["HR_TA_BELOW", "ascend_limits", "encode_exact", "hr_threshold_bits", "value_table", "with_compat"]
 
 #: Hybrid rounding uses TA while the source exponent satisfies ``|E| < HR_TA_BELOW`` (seed 000, eq. 3).
 HR_TA_BELOW = 4
@@ -43,7 +46,8 @@ def hr_threshold_bits(src) -> int:
 
 
 def with_compat(fmt, compat):
-    """``fmt``, or its ``compat`` variant (``compat="ascend"``: the descriptor ``<name>_ascend``).
+    """``fmt``, or its ``compat`` variant (``compat="ascend"``: ``hif8_ascend``, a variant like any other:
+    :mod:`fpforge.golden.registry`).
 
     ``None`` and ``"default"`` leave ``fmt`` as it is (``hif8_ascend`` stays Ascend-compatible).
 
@@ -63,15 +67,12 @@ def with_compat(fmt, compat):
         return fmt
     if compat not in COMPAT_CHOICES:
         raise UnknownName(f"unknown compat {compat!r}; valid choices: {', '.join(COMPAT_CHOICES)}")
+    fmt = get_format(fmt)
     if getattr(fmt, "compat", None) == compat:
         return fmt
-    try:
-        variant = get_format(f"{getattr(fmt, 'name', fmt)}_{compat}") if isinstance(fmt, TaperedFormat) else None
-    except KeyError:
-        variant = None
-    if variant is None:
+    if compat not in getattr(fmt, "variants", ()):
         raise FpforgeValueError(f"compat={compat!r} applies to HiF8 (hif8), not {getattr(fmt, 'name', fmt)!r}")
-    return variant
+    return fmt.variant(compat)
 
 
 def ascend_limits(fmt: TaperedFormat):
@@ -112,12 +113,6 @@ def value_table(fmt: TaperedFormat) -> np.ndarray:
     return vals
 
 
-def classify(fmt: TaperedFormat, codes: np.ndarray):
-    """Boolean masks (nan, inf) of ``codes``."""
-    codes = np.asarray(codes).astype(np.int64)
-    return codes == fmt.nan_code(), (codes & (fmt.sign_mask - 1)) == fmt.inf_code
-
-
 def _lattice(fmt: TaperedFormat):
     """Sorted non-negative finite values and their codes, and w(E) over [dml_emin - 1, emax + 1]."""
     key = ("lattice", fmt.name)
@@ -135,7 +130,7 @@ def _lattice(fmt: TaperedFormat):
     return _TABLES[key]
 
 
-def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, draws, paper_literal=False):
+def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, draws):
     """Codes and flags of ``x`` (a float32/float16/bfloat16 array) in ``fmt``.
 
     ``draws`` is the array of R-bit random draws for ``sr`` (with ``R`` as its second element:
@@ -144,12 +139,8 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
     shape = x.shape
     word = np.uint32 if src.bits == 32 else np.uint16
     bits = x.ravel().view(word).astype(np.int64)
-    sign = (bits >> (src.bits - 1)) & 1
-    ef = (bits >> src.mbits) & src.exp_max_field
-    mf = bits & ((1 << src.mbits) - 1)
-    nan = (ef == src.exp_max_field) & (mf != 0)
-    inf = (ef == src.exp_max_field) & (mf == 0)
-    subnormal = (ef == 0) & (mf != 0)
+    cls = classify(src, bits)
+    sign, nan, inf, subnormal = cls.sign, cls.nan, cls.inf, cls.subnormal
 
     with np.errstate(invalid="ignore"):
         v = np.abs(x.ravel().astype(np.float64))
@@ -172,7 +163,7 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
         f = np.floor(np.ldexp(d, k)).astype(np.int64)
         t = bits & 0x3FFF if k == 14 else ((bits & 1) << 1) | 1
         sr_up = f >= t
-        if not (paper_literal or ascend):
+        if not (fmt.hr_literal or ascend):
             sr_up &= d != 0
         up = np.where(np.abs(E) < HR_TA_BELOW, d >= 0.5, sr_up)
     else:
@@ -184,7 +175,7 @@ def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, dr
     if ascend:
         r = np.where(nonzero & (v >= overflow_from), np.inf, r)
     # Inexact: the result differs from the operand. ``up`` with ``d == 0`` happens only under hr with
-    # paper_literal (an exact value whose 14 low bits are zero rounds up), and is inexact too.
+    # hr_literal (an exact value whose 14 low bits are zero rounds up), and is inexact too.
     inexact = nonzero & ((d != 0) | up)
     overflow = nonzero & (r > fmt.max_value)
     mag = pc[np.minimum(np.searchsorted(pv, np.minimum(r, fmt.max_value)), len(pv) - 1)]

@@ -30,8 +30,8 @@ from ..golden.errors import FpforgeValueError
 from ..golden.block import BlockFormat, MXFormat, _block_format
 from ..golden.formats import ROUNDING_MODES, SOURCES
 from ..golden.rng import DEFAULT_RAND_BITS
-from .convert import _highest_one, check_roundings, round_to_format, unpack_source
-from .rounding import MODE_WIDTH, Rounder
+from .classify import classify, float_fields, highest_one, unpack_source
+from .rounding import MODE_WIDTH, Rounder, check_roundings, round_to_format
 
 __all__ = ["BlockDecoder", "BlockEncoder", "block_layout", "values_layout"]
 
@@ -336,7 +336,7 @@ class _ToFP32(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         qb = self._q_bits
-        p = _highest_one(m, self.q, "lead")
+        p = highest_one(m, self.q, "lead")
         e = Signal(_EXP)
         m.d.comb += e.eq(self.lsb + p)
         mag = Signal(31)
@@ -421,16 +421,12 @@ class BlockDecoder(wiring.Component):
                 m.d.comb += [lane.sign.eq(neg), lane.q.eq(Mux(neg, -code, code)),
                              lane.lsb.eq(X - el.frac_bits)]
             else:
-                ef = code[el.mbits : el.mbits + el.ebits]
-                mf = code[: el.mbits]
-                m.d.comb += [lane.sign.eq(code[el.bits - 1]),
+                ef, mf = float_fields(el, code)
+                cls = classify(el, code)
+                m.d.comb += [lane.sign.eq(cls.sign),
                              lane.q.eq(Mux(ef == 0, mf, Cat(mf, Const(1, 1)))),
                              lane.lsb.eq(X + Mux(ef == 0, el.emin, ef - el.bias) - el.mbits)]
-                if el.nan == "ieee":
-                    nan = (ef == el.exp_max_field) & (mf != 0)
-                    inf = (ef == el.exp_max_field) & (mf == 0)
-                elif el.nan == "fn":
-                    nan = code[: el.bits - 1] == el.sign_mask - 1
+                nan, inf = cls.nan, cls.inf
             with m.If(nan_scale | nan):
                 m.d.comb += self.y[i].eq(0x7FC00000)
             with m.Elif(inf):

@@ -16,15 +16,17 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import ROUNDING_MODES, RUNTIME_BIAS_BITS, SOURCES, Flag, FloatFormat, get_format
-from ..golden.minifloat import with_denormals
+from ..golden.formats import RUNTIME_BIAS_BITS, SOURCES, Flag, FloatFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
-from .rounding import MODE_WIDTH, Rounder
+from .classify import fields as _fields
+from .classify import highest_one, unpack_source
+from .names import format_label
+from .rounding import (MODE_WIDTH, SATURATE_CHOICES, _span, check_roundings, check_saturate, mode_is,
+                       round_to_format)
 
-__all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "round_to_format"]
-
-SATURATE_CHOICES = ("off", "on", "runtime")
-
+# The shared encoder parts moved to .rounding and .classify; the names stay importable from here.
+__all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "check_roundings", "check_saturate", "mode_is", "round_to_format",
+           "unpack_source"]
 
 def _source(name, what="source"):
     try:
@@ -33,161 +35,12 @@ def _source(name, what="source"):
         raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
 
 
-def _float_format(fmt, ieee_denormals=False):
+def _float_format(fmt):
     fmt = get_format(fmt)
-    if not isinstance(fmt, FloatFormat) or fmt.name in SOURCES:
-        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format")
-    return with_denormals(fmt, ieee_denormals)
-
-
-def _span(fmt):
-    """(lowest emin, highest emin) over the biases the format can take."""
-    lo, hi = fmt.exponent_span
-    return lo, 1 - min(fmt.biases)
-
-
-def _fields(fmt, bits):
-    """(sign, exponent field, mantissa field, nan, inf) of a code signal (sign 0 when unsigned)."""
-    sign = bits[fmt.bits - 1] if fmt.signed else Const(0, 1)
-    exp = bits[fmt.mbits : fmt.mbits + fmt.ebits]
-    man = bits[: fmt.mbits]
-    if fmt.nan == "ieee":
-        top = exp == fmt.exp_max_field
-        return sign, exp, man, top & (man != 0), top & (man == 0)
-    if fmt.nan == "fn":
-        return sign, exp, man, bits[: fmt.mag_bits] == fmt.mag_mask, Const(0, 1)
-    if fmt.nan == "none":
-        return sign, exp, man, Const(0, 1), Const(0, 1)
-    return sign, exp, man, bits == fmt.sign_mask, Const(0, 1)
-
-
-def unpack_source(m, src, a, *, normalize, width):
-    """Split source bits ``a`` into signals for an encoder.
-
-    Returns ``(sign, exp, sig, nan, inf, nonzero, subnormal)``: ``sig`` is ``width`` bits wide with the
-    hidden bit at its top (source mantissa left-aligned below it) and ``exp`` the signed unbiased exponent.
-    With ``normalize``, subnormal operands are normalized (``sig`` gets its leading one at the top and
-    ``exp`` the true exponent) — needed where they can land inside the target's range; otherwise they keep
-    ``exp = emin`` and leading zeros.
-    """
-    sign, ef, mf, nan, inf = _fields(src, a)
-    nonzero = Signal(name="nonzero")
-    subnormal = Signal(name="subnormal")
-    m.d.comb += [nonzero.eq((ef != 0) & ~nan & ~inf | (mf != 0) & (ef == 0)),
-                 subnormal.eq((ef == 0) & (mf != 0))]
-    ms = width - 1
-    pad = ms - src.mbits
-    e_lo = src.emin - src.mbits
-    exp = Signal(signed(max(e_lo.bit_length(), src.emax.bit_length()) + 2), name="exp")
-    sig = Signal(width, name="sig")
-    if normalize:
-        p = _highest_one(m, mf, "lead")
-        lshift = Signal(range(src.mbits + 1), name="lshift")
-        m.d.comb += lshift.eq(src.mbits - p)
-        with m.If(ef == 0):
-            m.d.comb += [exp.eq(e_lo + p), sig.eq((Cat(Const(0, pad), mf) << lshift)[:width])]
-        with m.Else():
-            m.d.comb += [exp.eq(ef - src.bias), sig.eq(Cat(Const(0, pad), mf, Const(1, 1)))]
-    else:
-        m.d.comb += [exp.eq(Mux(ef == 0, src.emin, ef - src.bias)),
-                     sig.eq(Cat(Const(0, pad), mf, ef != 0))]
-    return sign, exp, sig, nan, inf, nonzero, subnormal
-
-
-def mode_is(unit, name):
-    """1 when ``unit`` (with ``roundings`` and maybe a ``mode`` port) is rounding with ``name``."""
-    modes = unit.roundings
-    if name not in modes:
-        return Const(0, 1)
-    if len(modes) == 1:
-        return Const(1, 1)
-    if modes[0] != name:
-        return unit.mode == ROUNDING_MODES[name]
-    # The first mode also covers every code that names no enabled mode.
-    return ~Cat(*(unit.mode == ROUNDING_MODES[r] for r in modes[1:])).any()
-
-
-def check_roundings(fmt, roundings):
-    """Validate an encoder's rounding list against the format; return it as a tuple."""
-    if isinstance(roundings, str):
-        roundings = (roundings,)
-    roundings = tuple(dict.fromkeys(roundings))
-    for r in roundings:
-        if r not in fmt.roundings:
-            raise FpforgeValueError(
-                f"format {fmt.name!r} has no rounding {r!r}; valid choices: {', '.join(fmt.roundings)}"
-            )
-    if not roundings:
-        raise FpforgeValueError("at least one rounding mode is needed")
-    return roundings
-
-
-def check_saturate(saturate):
-    saturate = {False: "off", True: "on"}.get(saturate, saturate)
-    if saturate not in SATURATE_CHOICES:
-        raise FpforgeValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
-    return saturate
-
-
-def _highest_one(m, value, name):
-    """Position of the most significant 1 of ``value`` (0 when value is 0)."""
-    pos = Signal(range(max(len(value), 2)), name=name)
-    for i in range(len(value)):
-        with m.If(value[i]):
-            m.d.comb += pos.eq(i)
-    return pos
-
-
-def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=None, nonzero=None,
-                    mag_name="mag"):
-    """The magnitude code of ``sig * 2**(exp - (len(sig) - 1))`` in ``fmt`` before any overflow handling.
-
-    ``sig`` has its leading (hidden) bit at the top, ``exp`` is the signed unbiased exponent (at most
-    ``exp_max``). Returns ``(rounder, mag, under)``: the :class:`Rounder` submodule (the caller drives its
-    ``mode``/``rand``), ``mag = (max(exp - emin, 0) << mbits) + q`` — a mantissa carry moves into the
-    exponent by itself; ``mag > fmt.max_code`` is overflow — and ``under = emin - exp``. Used by
-    :class:`Encoder` and by the OCP MX block encoder (``fpforge.hw.block``) with ``exp`` already divided by
-    the block scale.
-
-    ``emin`` is the format's smallest normal exponent, ``fmt.emin`` by default or a signal computed from a
-    run-time bias port. With the guide's CFloat denormals the quantum below the normal range is
-    ``2**(emin - 1 - mbits)`` (half IEEE's scale) and the rounder exposes ``trunc``/``frac`` for the gap
-    rule the caller applies. ``nonzero``, when given, keeps a zero operand off the normal path (needed where
-    a normalized zero's exponent can lie above a run-time ``emin``).
-    """
-    ms = len(sig) - 1
-    M = fmt.mbits
-    guide = fmt.denormals == "cfloat"
-    emin_lo = _span(fmt)[0]
-    if emin is None:
-        emin = fmt.emin
-    # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything"; below the normal range
-    # the quantum is 2**(emin - guide - mbits) (the guide's denormals have half IEEE's scale).
-    limit = ms + 1 + Rounder.frac_bits_for(roundings, rand_bits)
-    under = Signal(signed(len(exp) + 1), name="under")
-    m.d.comb += under.eq(emin - exp)
-    shift = Signal(range(limit + 1), name="shift")
-    base = ms - M
-    underq = under - 1 if guide else under  # how far below the denormal quantum's binade
-    with m.If(under <= 0):
-        m.d.comb += shift.eq(base)
-    with m.Elif(underq >= limit - base):
-        m.d.comb += shift.eq(limit)
-    with m.Else():
-        m.d.comb += shift.eq(base + underq[: len(shift)])
-
-    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), roundings, rand_bits, expose=guide)
-    m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
-
-    # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
-    ep_max = max(exp_max - emin_lo, 1)
-    ep = Signal(range(ep_max + 1), name="ep")
-    normal = under < 0 if nonzero is None else (under < 0) & nonzero
-    with m.If(normal):
-        m.d.comb += ep.eq(exp - emin)
-    mag = Signal(len(ep) + M + 2, name=mag_name)
-    m.d.comb += mag.eq((ep << M) + rnd.q)
-    return rnd, mag, under
+    if not isinstance(fmt, FloatFormat) or fmt.dtype is not None:
+        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a narrow float format (sign, exponent, "
+                                f"mantissa)")
+    return fmt
 
 
 class Encoder(wiring.Component):
@@ -196,7 +49,7 @@ class Encoder(wiring.Component):
     Parameters
     ----------
     fmt : str or FloatFormat
-        Target format.
+        Target format (a variant such as ``cfloat8_143_ieee`` is a format of its own).
     source : str
         ``fp32``, ``fp16`` or ``bf16``.
     roundings : tuple of str
@@ -207,8 +60,6 @@ class Encoder(wiring.Component):
         NaN operands (and, in an unsigned format, negative ones) encode as +0.
     rand_bits : int
         R, width of ``rand`` when ``sr`` is enabled.
-    ieee_denormals : bool
-        CFloat formats: IEEE denormals ``2**(1 - bias) * 0.m`` instead of the guide's ``2**-bias * 0.m``.
 
     Members
     -------
@@ -227,8 +78,8 @@ class Encoder(wiring.Component):
     """
 
     def __init__(self, fmt, source="fp32", roundings=("rne",), saturate=False, nan_to_zero=False,
-                 rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False):
-        fmt = _float_format(fmt, ieee_denormals)
+                 rand_bits=DEFAULT_RAND_BITS):
+        fmt = _float_format(fmt)
         src = _source(source)
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
@@ -237,7 +88,6 @@ class Encoder(wiring.Component):
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
-        self._ieee_denormals = bool(ieee_denormals)
         members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
         if "sr" in roundings:
             members["rand"] = In(rand_bits)
@@ -273,13 +123,9 @@ class Encoder(wiring.Component):
     def rand_bits(self):
         return self._rand_bits
 
-    @property
-    def ieee_denormals(self):
-        return self._ieee_denormals
-
     def describe(self):
         """One line naming the configuration (for the Verilog header)."""
-        return (f"encoder {self._src.name} -> {self._fmt.name}, rounding {','.join(self._roundings)}, "
+        return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
                 f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
                 + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
                 + _describe_format(self._fmt))
@@ -424,8 +270,6 @@ class Decoder(wiring.Component):
     fmt : str or FloatFormat
     target : str
         ``fp32``, ``fp16`` or ``bf16``.
-    ieee_denormals : bool
-        CFloat formats: IEEE denormals ``2**(1 - bias) * 0.m`` instead of the guide's ``2**-bias * 0.m``.
 
     Members
     -------
@@ -435,8 +279,8 @@ class Decoder(wiring.Component):
         Only for a run-time-bias format.
     """
 
-    def __init__(self, fmt, target="fp32", ieee_denormals=False):
-        fmt = _float_format(fmt, ieee_denormals)
+    def __init__(self, fmt, target="fp32"):
+        fmt = _float_format(fmt)
         tgt = _source(target, "target")
         emin_lo, _ = _span(fmt)
         emax_hi = fmt.exponent_span[1]
@@ -447,7 +291,6 @@ class Decoder(wiring.Component):
         if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
             raise FpforgeValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
         self._fmt, self._tgt = fmt, tgt
-        self._ieee_denormals = bool(ieee_denormals)
         members = {"a": In(fmt.bits), "y": Out(tgt.bits)}
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
@@ -461,12 +304,8 @@ class Decoder(wiring.Component):
     def target(self):
         return self._tgt
 
-    @property
-    def ieee_denormals(self):
-        return self._ieee_denormals
-
     def describe(self):
-        return f"decoder {self._fmt.name} -> {self._tgt.name}" + _describe_format(self._fmt)
+        return f"decoder {format_label(self._fmt)} -> {self._tgt.name}" + _describe_format(self._fmt)
 
     def elaborate(self, platform):
         m = Module()
@@ -519,7 +358,7 @@ class Decoder(wiring.Component):
         field = Signal(signed(tgt.ebits + 2), name="field")
         frac = Signal(M, name="frac")
         with m.If(ef == 0):
-            p = _highest_one(m, mf, "lead")
+            p = highest_one(m, mf, "lead")
             lshift = Signal(range(M + 1), name="lshift")
             sub_e0 = 0 if fmt.denormals == "cfloat" else 1
             m.d.comb += [lshift.eq(M - p), frac.eq((mf << lshift)[:M]),

@@ -37,9 +37,10 @@ from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
 from ..golden.errors import FpforgeValueError
-from ..golden.dot import DotConfig, ScalarSet
+from ..golden.dot import DotConfig
 from .block import block_layout
-from .convert import _highest_one
+from .classify import classify, float_fields, highest_one
+from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
 
 __all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
@@ -51,7 +52,7 @@ STAGE_ORDER = (6, 2, 4, 1, 5, 3)
 
 def operand_layout(fmt, r) -> data.ArrayLayout:
     """The operand port: r/k1 blocks in their packed layout (block 0 lowest), or r scalar codes."""
-    if isinstance(fmt, ScalarSet):
+    if fmt.dot_side.family == "scalar":
         return data.ArrayLayout(unsigned(fmt.bits), r)
     return data.ArrayLayout(block_layout(fmt), r // fmt.k1)
 
@@ -90,21 +91,11 @@ class _Element:
 
 def _float_hw(el, code):
     """(sign, significand with hidden bit, eoff, nan, inf) of a FloatFormat code (Values)."""
-    sign = code[el.bits - 1]
-    ef = code[el.mbits : el.mbits + el.ebits]
-    mf = code[: el.mbits]
+    cls = classify(el, code)
+    ef, mf = float_fields(el, code)
     sig = Cat(mf, ef != 0)
     eoff = Mux(ef == 0, 0, ef - 1)
-    if el.nan == "ieee":
-        top = ef == el.exp_max_field
-        nan, inf = top & (mf != 0), top & (mf == 0)
-    elif el.nan == "fn":
-        nan, inf = code[: el.bits - 1] == el.sign_mask - 1, Const(0, 1)
-    elif el.nan == "fnuz":
-        nan, inf = code == el.sign_mask, Const(0, 1)
-    else:
-        nan, inf = Const(0, 1), Const(0, 1)
-    return sign, sig, eoff, nan, inf
+    return cls.sign, sig, eoff, cls.nan, cls.inf
 
 
 class DotProduct(wiring.Component):
@@ -156,7 +147,7 @@ class DotProduct(wiring.Component):
         self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
-            if isinstance(fmt_, ScalarSet) and fmt_.select_bits:
+            if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
                 ins[side] = unsigned(fmt_.select_bits)
         outs = {"y": unsigned(32)}
         if self._raw:
@@ -275,7 +266,7 @@ class DotProduct(wiring.Component):
         cfg = self._cfg
         k1 = cfg.k1
         elems = []
-        if isinstance(fmt, ScalarSet):
+        if side.family == "scalar":
             code = word[j]
             choices = []
             for el in fmt.formats:
@@ -473,7 +464,7 @@ class DotProduct(wiring.Component):
         neg = Signal(name="neg")
         mag = Signal(mb, name="mag")
         m.d.comb += [neg.eq(T[-1]), mag.eq(Mux(T[-1], -T, T))]
-        lead = _highest_one(m, mag, "lead")
+        lead = highest_one(m, mag, "lead")
         ebits = max(cfg.exp_bits, bits_for(mb)) + 2
         e = Signal(signed(ebits), name="lead_exp")
         m.d.comb += e.eq(E + lead)
@@ -524,46 +515,3 @@ class DotProduct(wiring.Component):
             out["sum"] = T
             out["exp"] = E
         return out
-
-
-class RegisteredIO(wiring.Component):
-    """A combinational component with every input and every output registered (free-running, no enable):
-    the area method of seed 004 §IV-B ("only inputs and outputs registered"), so that a synthesized unit
-    counts the flip-flops that hold its operands and result, as the paper's areas do. Same ports as the
-    core; results two cycles after their operands.
-
-    Parameters
-    ----------
-    core : wiring.Component
-        Combinational unit with plain ``In``/``Out`` ports (e.g. ``DotProduct(..., stages=0)``).
-    """
-
-    def __init__(self, core):
-        self._core = core
-        super().__init__({name: (In if m.flow == In else Out)(m.shape)
-                          for name, m in core.signature.members.items()})
-
-    @property
-    def core(self):
-        return self._core
-
-    @property
-    def latency(self) -> int:
-        return 2
-
-    def describe(self):
-        return f"{self._core.describe()}; inputs and outputs registered (the area method of seed 004)"
-
-    def elaborate(self, platform):
-        m = Module()
-        m.submodules.core = core = self._core
-        for name, member in core.signature.members.items():
-            port, inner = getattr(self, name), getattr(core, name)
-            reg = Signal(member.shape, name=f"r_{name}")
-            if member.flow == In:
-                m.d.sync += reg.eq(port)
-                m.d.comb += inner.eq(reg)
-            else:
-                m.d.sync += reg.eq(inner)
-                m.d.comb += port.eq(reg)
-        return m

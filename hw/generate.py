@@ -4,18 +4,20 @@ from amaranth.back import verilog
 
 from .. import __version__
 from ..golden.checks import as_bool, as_int, as_seed
+from ..golden.contract import BlockFormatLike
+from ..golden.dot import DotConfig
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from ..golden.floatformat import FloatFormat
+from ..golden.formats import SOURCES, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.formats import SOURCES, TaperedFormat, get_format
-from ..golden.block import BlockFormat, MXFormat
-from ..golden.minifloat import with_denormals
 from ..golden.tapered import with_compat
+from ..golden.taperedformat import TaperedFormat
 from .block import BlockDecoder, BlockEncoder
 from .convert import Decoder, Encoder
-from ..golden.dot import DotConfig
-from .dot import DotProduct, RegisteredIO
+from .dot import DotProduct
 from .hif8 import HiF8Decoder, HiF8Encoder
-from .pipeline import Pipeline
+from .names import format_label, module_suffix
+from .pipeline import Pipeline, RegisteredIO
 from .scaling import ScaledEncoder
 
 __all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "build_unit", "check_unit", "default_name",
@@ -34,6 +36,10 @@ UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-
 MAX_LATENCY = 64
 #: Largest width of one port (a block of a block unit, an operand of a dot unit), in bits.
 MAX_PORT_BITS = 1 << 16
+
+#: The gateware of each scalar descriptor class: ``class: (encoder, decoder)`` (the one place a descriptor's
+#: class picks code; everything the units need they read from the descriptor).
+SCALAR_GATEWARE = {FloatFormat: (Encoder, Decoder), TaperedFormat: (HiF8Encoder, HiF8Decoder)}
 
 
 def _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_literal, ieee_denormals,
@@ -86,10 +92,12 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     ``fp32`` (default) or ``pow2``; ``latency`` >= 1, default 1). ``latency`` defaults to 0 (combinational)
     for the other units.
 
-    The format's descriptor picks the gateware (``Encoder``/``Decoder`` for sign/exponent/mantissa
-    formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to the format's first
-    mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port; ``ieee_denormals`` switches
-    its denormals to IEEE's. ``rand_bits`` (default 16) and ``seed`` (default 0) apply to encoders with
+    The format's descriptor picks the gateware (:data:`SCALAR_GATEWARE`: ``Encoder``/``Decoder`` for
+    sign/exponent/mantissa formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones); ``rounding`` defaults to
+    the format's first mode. A run-time-bias format (CFloat8, SHP) gets a ``bias`` input port.
+    ``ieee_denormals``, ``paper_literal`` and ``compat="ascend"`` are sugar for the variants
+    ``<format>_ieee``, ``hif8_literal`` and ``hif8_ascend`` (resolved here; the gateware takes the variant
+    descriptor). ``rand_bits`` (default 16) and ``seed`` (default 0) apply to encoders with
     ``sr`` only: the width of the ``rand`` port, and the seed of a stream unit's generator (and of the
     draws a combinational unit's regression drives). ``compat="ascend"`` picks HiF8's Ascend-compatible
     descriptor (``hif8_ascend``; encoders and decoders of HiF8 only).
@@ -152,7 +160,7 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     if unit == "scaled-encoder":
         return ScaledEncoder(fmt, source, 1 if lanes is None else lanes, scaling or "fp32", rounding, saturate,
                              nan_to_zero, rand_bits, ieee_denormals, paper_literal, latency, seed)
-    block = isinstance(fmt, (BlockFormat, MXFormat))
+    block = isinstance(fmt, BlockFormatLike)
     if unit.startswith("block-") != block:
         kind = "block" if block else "scalar"
         valid = "block-encoder, block-decoder" if block else "encoder, decoder"
@@ -164,22 +172,16 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
         else:
             core = BlockDecoder(fmt, target)
         return core if latency == 0 else Pipeline(core, latency, seed)
-    tapered = isinstance(fmt, TaperedFormat)
+    fmt = resolve_variant(fmt, ieee_denormals=ieee_denormals, paper_literal=paper_literal)
+    encoder, decoder = SCALAR_GATEWARE[type(fmt)]
     if unit == "encoder":
         if rounding is None:
             rounding = fmt.roundings[:1]
-        if tapered:
-            with_denormals(fmt, ieee_denormals)  # (rejects the option with a clear message)
-            core = HiF8Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, paper_literal)
-        else:
-            if paper_literal:
-                raise FpforgeValueError("paper_literal applies to HiF8 hybrid rounding only")
-            core = Encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits, ieee_denormals)
-    elif tapered:
-        with_denormals(fmt, ieee_denormals)
-        core = HiF8Decoder(fmt, target)
+        if paper_literal and "hr" not in ((rounding,) if isinstance(rounding, str) else rounding):
+            raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
+        core = encoder(fmt, source, rounding, saturate, nan_to_zero, rand_bits)
     else:
-        core = Decoder(fmt, target, ieee_denormals)
+        core = decoder(fmt, target)
     return core if latency == 0 else Pipeline(core, latency, seed)
 
 
@@ -201,18 +203,16 @@ def default_name(component):
     core = getattr(component, "core", component)
     if isinstance(component, ScaledEncoder):
         c = core.config
-        return (f"fpforge_senc_{c['source']}_{c['fmt'].name}_{c['scaling']}_x{c['lanes']}"
-                + ("_ieeedn" if c["ieee_denormals"] else "") + f"_l{component.latency}")
+        return (f"fpforge_senc_{c['source']}_{format_label(c['fmt'])}_{c['scaling']}_x{c['lanes']}"
+                + module_suffix(c["fmt"]) + f"_l{component.latency}")
     if isinstance(core, BlockEncoder):
         name = f"fpforge_benc_{core.source.name}_{core.format.name}"
     elif isinstance(core, BlockDecoder):
         name = f"fpforge_bdec_{core.format.name}_fp32"
     elif isinstance(core, (Encoder, HiF8Encoder)):
-        name = f"fpforge_enc_{core.source.name}_{core.format.name}"
+        name = f"fpforge_enc_{core.source.name}_{format_label(core.format)}{module_suffix(core.format)}"
     else:
-        name = f"fpforge_dec_{core.format.name}_{core.target.name}"
-    if getattr(core, "ieee_denormals", False):
-        name += "_ieeedn"
+        name = f"fpforge_dec_{format_label(core.format)}_{core.target.name}{module_suffix(core.format)}"
     return name + (f"_l{component.latency}" if component is not core else "")
 
 

@@ -20,8 +20,10 @@ from ..golden.errors import FpforgeValueError
 from ..golden.formats import Flag, TaperedFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import HR_TA_BELOW, ascend_limits, hr_threshold_bits
-from .convert import _source, check_roundings, check_saturate, mode_is, unpack_source
-from .rounding import MODE_WIDTH, Rounder
+from .classify import classify, unpack_source
+from .convert import _source
+from .names import format_label
+from .rounding import MODE_WIDTH, Rounder, check_roundings, check_saturate, mode_is
 
 __all__ = ["HiF8Decoder", "HiF8Encoder"]
 
@@ -39,7 +41,8 @@ class HiF8Encoder(wiring.Component):
     Parameters
     ----------
     fmt : str or TaperedFormat
-        Target format (``hif8``).
+        Target format (``hif8``, or ``hif8_literal``: hybrid rounding's SR14 rounds up when
+        ``F14 >= T14`` even for exact values).
     source : str
         ``fp32``, ``fp16`` or ``bf16``.
     roundings : tuple of str
@@ -50,8 +53,6 @@ class HiF8Encoder(wiring.Component):
         NaN operands encode as 0x00.
     rand_bits : int
         R, width of ``rand`` when ``sr`` is enabled.
-    paper_literal : bool
-        ``hr``: SR14 rounds up when ``F14 >= T14`` even for exact values (always so for ``hif8_ascend``).
 
     Members
     -------
@@ -67,19 +68,16 @@ class HiF8Encoder(wiring.Component):
     """
 
     def __init__(self, fmt="hif8", source="fp32", roundings=("ta",), saturate=False, nan_to_zero=False,
-                 rand_bits=DEFAULT_RAND_BITS, paper_literal=False):
+                 rand_bits=DEFAULT_RAND_BITS):
         fmt = _tapered_format(fmt)
         src = _source(source)
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
         if not 1 <= rand_bits <= 32:
             raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
-        if paper_literal and "hr" not in roundings:
-            raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
-        self._paper_literal = bool(paper_literal)
         members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
         if "sr" in roundings:
             members["rand"] = In(rand_bits)
@@ -95,13 +93,12 @@ class HiF8Encoder(wiring.Component):
     saturate = property(lambda self: self._saturate)
     nan_to_zero = property(lambda self: self._nan_to_zero)
     rand_bits = property(lambda self: self._rand_bits)
-    paper_literal = property(lambda self: self._paper_literal)
 
     def describe(self):
-        return (f"encoder {self._src.name} -> {self._fmt.name}, rounding {','.join(self._roundings)}, "
+        return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
                 f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
                 + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
-                + (", paper_literal 1" if self._paper_literal else ""))
+                + (", paper_literal 1" if self._fmt.variant_name == "literal" else ""))  # the legacy option's header
 
     def elaborate(self, platform):
         m = Module()
@@ -135,7 +132,7 @@ class HiF8Encoder(wiring.Component):
 
         ascend = fmt.compat == "ascend" and "hr" in self._roundings
         m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), self._roundings, self._rand_bits, k,
-                                             self._paper_literal or ascend)
+                                             fmt.hr_literal or ascend)
         m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
         if "mode" in self.signature.members:
             m.d.comb += rnd.mode.eq(self.mode)
@@ -239,7 +236,7 @@ class HiF8Decoder(wiring.Component):
     target = property(lambda self: self._tgt)
 
     def describe(self):
-        return f"decoder {self._fmt.name} -> {self._tgt.name}"
+        return f"decoder {format_label(self._fmt)} -> {self._tgt.name}"
 
     def elaborate(self, platform):
         m = Module()
@@ -250,10 +247,8 @@ class HiF8Decoder(wiring.Component):
         # Exponent and a wmax-bit left-aligned mantissa of the code, one prefix at a time.
         e = Signal(signed(7), name="e")
         man = Signal(wmax, name="man")
-        special = Signal(name="special")  # the denormal prefix with M = 0: zero or NaN
         with m.If(a[n - 1 - fmt.dml[1] : n - 1] == fmt.dml[0]):
-            field = a[: fmt.dml_bits]
-            m.d.comb += [e.eq(field - fmt.dml_offset), special.eq(field == 0)]
+            m.d.comb += e.eq(a[: fmt.dml_bits] - fmt.dml_offset)
         for code, width, d in fmt.dots:
             w = fmt.mant_width_of_dot(width, d)
             with m.Elif(a[n - 1 - width : n - 1] == code):
@@ -266,13 +261,15 @@ class HiF8Decoder(wiring.Component):
                 if w:
                     m.d.comb += man.eq(a[:w] << (wmax - w))
 
-        inf = a[: n - 1] == fmt.inf_code
+        cls = classify(fmt, a)
         tneg = Mux(sign, tgt.sign_mask, 0)
         widen = tgt.mbits - wmax
         y = self.y
-        with m.If(special):
-            m.d.comb += y.eq(Mux(sign, tgt.nan_code(fmt.compat != "ascend"), 0))
-        with m.Elif(inf):
+        with m.If(cls.nan):
+            m.d.comb += y.eq(tgt.nan_code(fmt.compat != "ascend"))  # hif8_ascend: +qNaN, as Ascend decodes it
+        with m.Elif(cls.zero):
+            m.d.comb += y.eq(0)
+        with m.Elif(cls.inf):
             m.d.comb += y.eq(tneg | tgt.inf_code)
         with m.Elif(e >= tgt.emin):
             m.d.comb += y.eq(tneg | ((e + tgt.bias) << tgt.mbits) | (man << widen))

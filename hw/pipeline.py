@@ -1,4 +1,5 @@
-"""Wrap a combinational unit in an N-stage valid/ready stream pipeline (``amaranth.lib.stream``)."""
+"""Wrap a combinational unit in an N-stage valid/ready stream pipeline (``amaranth.lib.stream``), or in
+registers on every port (:class:`RegisteredIO`, the area method of seed 004)."""
 
 from amaranth import Module, Shape, Signal
 from amaranth.lib import data, stream, wiring
@@ -9,7 +10,7 @@ from ..golden.errors import FpforgeValueError
 from ..golden.rng import DEFAULT_RAND_BITS
 from .rng import Xorshift32
 
-__all__ = ["Pipeline"]
+__all__ = ["Pipeline", "RegisteredIO"]
 
 
 def _layout(members):
@@ -100,4 +101,47 @@ class Pipeline(wiring.Component):
             for k in range(1, self._latency):
                 m.d.sync += [valid[k].eq(valid[k - 1]), payload[k].eq(payload[k - 1])]
         m.d.comb += [self.o.valid.eq(valid[-1]), self.o.p.eq(payload[-1])]
+        return m
+
+
+class RegisteredIO(wiring.Component):
+    """A combinational component with every input and every output registered (free-running, no enable):
+    the area method of seed 004 §IV-B ("only inputs and outputs registered"), so that a synthesized unit
+    counts the flip-flops that hold its operands and result, as the paper's areas do. Same ports as the
+    core; results two cycles after their operands.
+
+    Parameters
+    ----------
+    core : wiring.Component
+        Combinational unit with plain ``In``/``Out`` ports (e.g. ``DotProduct(..., stages=0)``).
+    """
+
+    def __init__(self, core):
+        self._core = core
+        super().__init__({name: (In if m.flow == In else Out)(m.shape)
+                          for name, m in core.signature.members.items()})
+
+    @property
+    def core(self):
+        return self._core
+
+    @property
+    def latency(self) -> int:
+        return 2
+
+    def describe(self):
+        return f"{self._core.describe()}; inputs and outputs registered (the area method of seed 004)"
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self._core
+        for name, member in core.signature.members.items():
+            port, inner = getattr(self, name), getattr(core, name)
+            reg = Signal(member.shape, name=f"r_{name}")
+            if member.flow == In:
+                m.d.sync += reg.eq(port)
+                m.d.comb += inner.eq(reg)
+            else:
+                m.d.sync += reg.eq(inner)
+                m.d.comb += port.eq(reg)
         return m

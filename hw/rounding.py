@@ -6,14 +6,18 @@ run-time bias, MX elements with the block's shared exponent. This unit does only
 rounding mode, exactly as the golden model does it (``fpforge.golden.minifloat``).
 """
 
-from amaranth import Cat, Const, Module, Mux, Signal
+from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
+from amaranth.utils import bits_for
 
 from ..golden.errors import FpforgeValueError
 from ..golden.formats import ROUNDING_MODES
 
-__all__ = ["MODE_WIDTH", "Rounder"]
+__all__ = ["MODE_WIDTH", "SATURATE_CHOICES", "Rounder", "check_roundings", "check_saturate", "mode_is",
+           "round_to_format"]
+
+SATURATE_CHOICES = ("off", "on", "runtime")
 
 #: Width of every run-time ``mode`` port (codes from ``ROUNDING_MODES``).
 MODE_WIDTH = 3
@@ -41,6 +45,10 @@ class Rounder(wiring.Component):
         ``hr`` compares ``F >= T`` even when nothing was discarded (see ``docs/hif8.md``).
     expose : bool
         Add the ``trunc``, ``frac`` and ``discarded`` outputs (units without them keep the same netlist).
+    lsb_flip : bool
+        Add the ``lsb_flip`` input: the LSB of the code being rounded is ``q[0] ^ lsb_flip`` (``rne`` ties go
+        to the even code). A format without mantissa bits needs it: its ``q`` is the hidden bit and its
+        code's LSB is the exponent field's.
 
     Members
     -------
@@ -71,6 +79,8 @@ class Rounder(wiring.Component):
         ``hr`` only: the threshold ``T`` the top K discarded bits ``F`` are compared with.
     hr_sr : In(1)
         ``hr`` only: 1 selects the thresholded rounding (``F >= T``), 0 selects ``ta``.
+    lsb_flip : In(1)
+        Only with ``lsb_flip``: flips the parity ``rne`` reads from ``q[0]``.
 
     Notes
     -----
@@ -80,7 +90,7 @@ class Rounder(wiring.Component):
     """
 
     def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
-                 expose=False):
+                 expose=False, lsb_flip=False):
         if width < 1:
             raise FpforgeValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
@@ -108,6 +118,8 @@ class Rounder(wiring.Component):
         if "hr" in modes:
             members["thresh"] = In(thresh_bits)
             members["hr_sr"] = In(1)
+        if lsb_flip:
+            members["lsb_flip"] = In(1)
         super().__init__(members)
 
     @staticmethod
@@ -137,8 +149,9 @@ class Rounder(wiring.Component):
         sticky = sticky_low | (frac[: f - 1].any() if f > 1 else 0)
         rbit = frac[f - 1]
 
+        odd = q[0] ^ self.lsb_flip if "lsb_flip" in self.signature.members else q[0]
         ups = {
-            "rne": rbit & (sticky | q[0]),
+            "rne": rbit & (sticky | odd),
             "ta": rbit,
             "rtz": Const(0, 1),
         }
@@ -173,3 +186,105 @@ class Rounder(wiring.Component):
         if self._expose:
             m.d.comb += [self.trunc.eq(q), self.frac.eq(frac), self.discarded.eq(discarded)]
         return m
+
+
+def mode_is(unit, name):
+    """1 when ``unit`` (with ``roundings`` and maybe a ``mode`` port) is rounding with ``name``."""
+    modes = unit.roundings
+    if name not in modes:
+        return Const(0, 1)
+    if len(modes) == 1:
+        return Const(1, 1)
+    if modes[0] != name:
+        return unit.mode == ROUNDING_MODES[name]
+    # The first mode also covers every code that names no enabled mode.
+    return ~Cat(*(unit.mode == ROUNDING_MODES[r] for r in modes[1:])).any()
+
+
+def check_roundings(fmt, roundings):
+    """Validate an encoder's rounding list against the format; return it as a tuple."""
+    if isinstance(roundings, str):
+        roundings = (roundings,)
+    roundings = tuple(dict.fromkeys(roundings))
+    for r in roundings:
+        if r not in fmt.roundings:
+            raise FpforgeValueError(
+                f"format {fmt.name!r} has no rounding {r!r}; valid choices: {', '.join(fmt.roundings)}"
+            )
+    if not roundings:
+        raise FpforgeValueError("at least one rounding mode is needed")
+    return roundings
+
+
+def check_saturate(saturate):
+    saturate = {False: "off", True: "on"}.get(saturate, saturate)
+    if saturate not in SATURATE_CHOICES:
+        raise FpforgeValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
+    return saturate
+
+
+def _span(fmt):
+    """(lowest emin, highest emin) over the biases the format can take."""
+    lo, hi = fmt.exponent_span
+    return lo, 1 - min(fmt.biases)
+
+
+def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=None, nonzero=None,
+                    mag_name="mag"):
+    """The magnitude code of ``sig * 2**(exp - (len(sig) - 1))`` in ``fmt`` before any overflow handling.
+
+    ``sig`` has its leading (hidden) bit at the top, ``exp`` is the signed unbiased exponent (at most
+    ``exp_max``). Returns ``(rounder, mag, under)``: the :class:`Rounder` submodule (the caller drives its
+    ``mode``/``rand``), ``mag = (max(exp - emin, 0) << mbits) + q`` — a mantissa carry moves into the
+    exponent by itself; ``mag > fmt.max_code`` is overflow — and ``under = emin - exp``. Used by
+    :class:`Encoder` and by the OCP MX block encoder (``fpforge.hw.block``) with ``exp`` already divided by
+    the block scale.
+
+    ``emin`` is the format's smallest normal exponent, ``fmt.emin`` by default or a signal computed from a
+    run-time bias port. With the guide's CFloat denormals the quantum below the normal range is
+    ``2**(emin - 1 - mbits)`` (half IEEE's scale) and the rounder exposes ``trunc``/``frac`` for the gap
+    rule the caller applies. ``nonzero``, when given, keeps a zero operand off the normal path (needed where
+    a normalized zero's exponent can lie above a run-time ``emin``).
+    """
+    ms = len(sig) - 1
+    M = fmt.mbits
+    guide = fmt.denormals == "cfloat"
+    if emin is None:
+        emin = fmt.emin
+    # Discard shift = (ms - mbits) + max(0, emin - exp), clamped to "everything"; below the normal range
+    # the quantum is 2**(emin - guide - mbits) (the guide's denormals have half IEEE's scale).
+    limit = ms + 1 + Rounder.frac_bits_for(roundings, rand_bits)
+    # emin - exp over every value exp's signal can hold: one bit wider than exp, or more when emin lies far
+    # below the source's exponents (P3109 binary8p1u*: emin = -127 against an FP16 source).
+    emin_lo, emin_hi = _span(fmt)
+    reach = 1 << (len(exp) - 1)
+    under = Signal(signed(max(len(exp) + 1, bits_for(emin_lo - reach + 1, True), bits_for(emin_hi + reach, True))),
+                   name="under")
+    m.d.comb += under.eq(emin - exp)
+    shift = Signal(range(limit + 1), name="shift")
+    base = ms - M
+    underq = under - 1 if guide else under  # how far below the denormal quantum's binade
+    with m.If(under <= 0):
+        m.d.comb += shift.eq(base)
+    with m.Elif(underq >= limit - base):
+        m.d.comb += shift.eq(limit)
+    with m.Else():
+        m.d.comb += shift.eq(base + underq[: len(shift)])
+
+    # Without mantissa bits (P3109 p = 1) q is the hidden bit and the code's LSB is the exponent's: ties to
+    # even read ep[0] too.
+    m.submodules.rounder = rnd = Rounder(ms + 1, len(shift), roundings, rand_bits, expose=guide,
+                                         lsb_flip=M == 0 and "rne" in roundings)
+    m.d.comb += [rnd.sig.eq(sig), rnd.shift.eq(shift)]
+
+    # Magnitude code: (max(exp - emin, 0) << mbits) + q; a mantissa carry moves into the exponent.
+    ep_max = max(exp_max - emin_lo, 1)
+    ep = Signal(range(ep_max + 1), name="ep")
+    normal = under < 0 if nonzero is None else (under < 0) & nonzero
+    with m.If(normal):
+        m.d.comb += ep.eq(exp - emin)
+    if "lsb_flip" in rnd.signature.members:
+        m.d.comb += rnd.lsb_flip.eq(ep[0])
+    mag = Signal(len(ep) + M + 2, name=mag_name)
+    m.d.comb += mag.eq((ep << M) + rnd.q)
+    return rnd, mag, under

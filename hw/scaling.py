@@ -14,11 +14,12 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import RUNTIME_BIAS_BITS, SOURCES, Flag, TaperedFormat, get_format
+from ..golden.formats import RUNTIME_BIAS_BITS, SOURCES, Flag, TaperedFormat, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.scaling import SCALE_EXP_BITS, SCALE_EXP_RANGE
 from .convert import Encoder, round_to_format, unpack_source
 from .hif8 import HiF8Encoder
+from .names import format_label
 from .pipeline import Pipeline
 from .rounding import MODE_WIDTH
 
@@ -42,16 +43,12 @@ def _check_choice(value, choices, what):
 
 def scalar_encoder(fmt, source="fp32", roundings=None, saturate=False, nan_to_zero=False,
                    rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False):
-    """The combinational encoder the descriptor calls for (``HiF8Encoder`` for tapered formats)."""
-    fmt = get_format(fmt)
+    """The combinational encoder the descriptor calls for (``HiF8Encoder`` for tapered formats); the
+    ``ieee_denormals``/``paper_literal`` sugar resolves to the variant descriptor here."""
+    fmt = resolve_variant(get_format(fmt), ieee_denormals=ieee_denormals, paper_literal=paper_literal)
     roundings = roundings or fmt.roundings[:1]
-    if isinstance(fmt, TaperedFormat):
-        if ieee_denormals:
-            raise FpforgeValueError(f"ieee_denormals applies to the CFloat formats, not {fmt.name!r}")
-        return HiF8Encoder(fmt, source, roundings, saturate, nan_to_zero, rand_bits, paper_literal)
-    if paper_literal:
-        raise FpforgeValueError("paper_literal applies to HiF8 hybrid rounding only")
-    return Encoder(fmt, source, roundings, saturate, nan_to_zero, rand_bits, ieee_denormals)
+    return (HiF8Encoder if isinstance(fmt, TaperedFormat) else Encoder)(fmt, source, roundings, saturate,
+                                                                      nan_to_zero, rand_bits)
 
 
 class _Product(wiring.Component):
@@ -189,7 +186,8 @@ class ScaledEncoderCore(wiring.Component):
         lane._MustUse__silence = True
         self._cfg = dict(fmt=lane.format, source=source, lanes=lanes, scaling=scaling, roundings=lane.roundings,
                          saturate=lane.saturate, nan_to_zero=lane.nan_to_zero, rand_bits=rand_bits,
-                         ieee_denormals=bool(ieee_denormals), paper_literal=bool(paper_literal))
+                         ieee_denormals=lane.format.variant_name == "ieee",
+                         paper_literal=lane.format.variant_name == "literal")
         self._lane_members = lane.signature.members
         src, fmt = SOURCES[source], lane.format
         members = {"a": In(lanes * src.bits)}
@@ -222,7 +220,7 @@ class ScaledEncoderCore(wiring.Component):
     def describe(self):
         c = self._cfg
         text = (f"scaled encoder {c['lanes']} x {c['source']} * {'fp32 scale' if c['scaling'] == 'fp32' else '2^k'}"
-                f" -> {c['fmt'].name}, rounding {','.join(c['roundings'])}, saturate {c['saturate']}, "
+                f" -> {format_label(c['fmt'])}, rounding {','.join(c['roundings'])}, saturate {c['saturate']}, "
                 f"nan_to_zero {int(c['nan_to_zero'])}")
         if "sr" in c["roundings"]:
             text += f", rand_bits {c['rand_bits']}"

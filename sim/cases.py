@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
+from ..golden.formats import resolve_variant
+from ..golden.layout import ints_to_words, pack_lanes, twos_words, words_to_ints
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
 from .vectors import DEFAULT_BIASES, stimulus_with_bias
@@ -36,6 +38,14 @@ class UnitCase:
         return len(next(iter(self.inputs.values())))
 
 
+def unit_format(cfg):
+    """The descriptor a unit configuration names: ``format`` with the variant sugar (``ieee_denormals``,
+    ``paper_literal``, ``compat``) resolved, as :func:`fpforge.hw.build_unit` resolves it."""
+    fmt = with_compat(cfg["format"], cfg.get("compat"))
+    return resolve_variant(fmt, ieee_denormals=cfg.get("ieee_denormals", False),
+                           paper_literal=cfg.get("paper_literal", False))
+
+
 def _as_float(bits, source):
     src = SOURCES[source]
     word = np.uint32 if src.bits == 32 else np.uint16
@@ -49,16 +59,15 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
     for (default: ``EXHAUSTIVE_BIASES`` for 16-bit sources, ``DEFAULT_BIASES`` for FP32; random FP32
     operands get a random bias each, from all 64). ``stim`` may be ``(patterns, bias)``.
     """
-    fmt, source = with_compat(get_format(cfg["format"]), cfg.get("compat")).name, cfg.get("source", "fp32")
-    roundings = cfg.get("rounding") or get_format(fmt).roundings[:1]
+    fmt, source = unit_format(cfg), cfg.get("source", "fp32")
+    roundings = cfg.get("rounding") or fmt.roundings[:1]
     roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
     saturate = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate", False))
     sats = (0, 1) if saturate == "runtime" else ((1,) if saturate == "on" else (0,))
     rand_bits = cfg.get("rand_bits", DEFAULT_RAND_BITS)
-    ieee = cfg.get("ieee_denormals", False)
     bias = None
     if stim is None:
-        stim, bias = stimulus_with_bias(fmt, source, n_random, seed, biases, ieee_denormals=ieee)
+        stim, bias = stimulus_with_bias(fmt, source, n_random, seed, biases)
     elif isinstance(stim, tuple):
         stim, bias = stim
     x = _as_float(stim, source)
@@ -69,12 +78,9 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
     ins = {"a": [], "mode": [], "sat": [], "rand": [], "bias": []}
     exp = {"y": [], "flags": []}
     extra = {} if bias is None else {"bias": bias.astype(np.int64)}
-    if ieee:
-        extra["ieee_denormals"] = True
     for k, (r, s) in enumerate(blocks):
         rand = draws[k * n : (k + 1) * n]
         y, f = encode_with_flags(fmt, x, rounding=r, saturate=bool(s), nan_to_zero=cfg.get("nan_to_zero", False),
-                                 paper_literal=cfg.get("paper_literal", False),
                                  rand=rand if r == "sr" else None, rand_bits=rand_bits, **extra)
         ins["a"].append(stim)
         ins["mode"].append(np.full(n, ROUNDING_MODES[r], np.uint64))
@@ -102,11 +108,10 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
 def decoder_case(cfg, *, biases=None):
     """All codes of the format, decoded to the target; a run-time-bias format repeats them for each bias
     of ``biases`` (default: all 64 for 8-bit codes, :data:`DEFAULT_BIASES` for wider ones)."""
-    fmt = with_compat(get_format(cfg["format"]), cfg.get("compat"))
+    fmt = unit_format(cfg)
     codes = np.arange(1 << fmt.bits, dtype=np.uint64)
-    ieee = {"ieee_denormals": True} if cfg.get("ieee_denormals") else {}
     if not fmt.runtime_bias:
-        y = decode_bits(fmt, codes, cfg.get("target", "fp32"), **ieee).astype(np.uint64)
+        y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)
         return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
     if biases is None:
         biases = range(64) if fmt.bits <= 8 else DEFAULT_BIASES
@@ -114,7 +119,7 @@ def decoder_case(cfg, *, biases=None):
     # Interleave: code-major, so the bias changes from one vector to the next.
     a = np.repeat(codes, len(biases))
     bias = np.tile(biases, len(codes))
-    y = decode_bits(fmt, a, cfg.get("target", "fp32"), bias=bias.astype(np.int64), **ieee).astype(np.uint64)
+    y = decode_bits(fmt, a, cfg.get("target", "fp32"), bias=bias.astype(np.int64)).astype(np.uint64)
     return UnitCase(inputs={"a": a, "bias": bias}, expected={"y": y},
                     labels=[(0, f"all codes × biases {','.join(map(str, biases.tolist()))}")])
 
@@ -133,22 +138,8 @@ def unit_case(cfg, *, biases=None, **kwargs):
 # -- block units ------------------------------------------------------------------------------------------
 def wide_words(ints, width) -> np.ndarray:
     """Python ints of ``width`` bits as ``(n, ceil(width / 64))`` uint64 words, least significant first
-    (how cases carry ports wider than 64 bits)."""
-    nwords = max(1, -(-width // 64))
-    raw = b"".join(int(v).to_bytes(8 * nwords, "little") for v in ints)
-    return np.frombuffer(raw, dtype="<u8").reshape(len(ints), nwords).astype(np.uint64)
-
-
-def _lanes_words(values, width):
-    """``(n, k)`` unsigned values of ``width`` bits -> wide words of ``k * width`` bits (lane 0 lowest)."""
-    values = np.asarray(values).astype(np.uint64)
-    n, k = values.shape
-    bits = ((values[:, :, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
-    packed = np.packbits(bits.reshape(n, k * width), axis=1, bitorder="little")
-    nwords = -(-(k * width) // 64)
-    out = np.zeros((n, nwords * 8), np.uint8)
-    out[:, : packed.shape[1]] = packed
-    return out.view("<u8").astype(np.uint64)
+    (how cases carry ports wider than 64 bits; :func:`fpforge.golden.layout.ints_to_words`)."""
+    return ints_to_words(ints, width, wide=True)
 
 
 def block_source_bits(x, source):
@@ -192,11 +183,11 @@ def block_encoder_case(cfg, *, n_random=20_000, seed=1):
     case = UnitCase()
     case.labels = [(k * nd, f"directed blocks, rounding {r}") for k, r in enumerate(roundings)]
     case.labels.append((M * nd, f"random blocks, rounding cycling {'/'.join(roundings)}"))
-    case.inputs = {"a": _lanes_words(bits, SOURCES[source].bits)}
+    case.inputs = {"a": pack_lanes(bits, SOURCES[source].bits)}
     if M > 1:
         case.inputs["mode"] = np.array([ROUNDING_MODES[roundings[k]] for k in modes], np.uint64)
     if "sr" in roundings:
-        case.inputs["rand"] = _lanes_words(draws, rand_bits)
+        case.inputs["rand"] = pack_lanes(draws, rand_bits)
     case.expected = {"y": y}
     return case
 
@@ -206,12 +197,10 @@ def block_decoder_case(cfg, *, n_random=20_000, seed=1):
     random blocks, roundings cycling) and ``n_random - n_random // 2`` random bit patterns (codes no encoder
     produces: NaN elements, INT8 -128, scale 0xFE …), decoded to FP32 bits."""
     from ..golden.block import decode_block_bits, from_block_words
-    from .testbench import _ints
-
     fmt = get_format(cfg["format"])
     enc_case = block_encoder_case(dict(format=fmt.name, rounding=fmt.roundings, seed=seed),
                                   n_random=n_random // 2, seed=seed)
-    words = _ints(enc_case.expected["y"])
+    words = words_to_ints(enc_case.expected["y"])
     rng = np.random.default_rng(seed)
     nbytes = -(-fmt.block_bits // 8)
     raw = rng.integers(0, 256, (n_random - n_random // 2, nbytes), dtype=np.uint8)
@@ -220,7 +209,7 @@ def block_decoder_case(cfg, *, n_random=20_000, seed=1):
     words += [int.from_bytes(row.tobytes(), "little") & mask for row in raw]
     y = decode_block_bits(fmt, from_block_words(fmt, words)).reshape(len(words), fmt.k1)
     labels = [(start, "encoded " + text) for start, text in enc_case.labels] + [(n_enc, "random bit patterns")]
-    return UnitCase(inputs={"a": wide_words(words, fmt.block_bits)}, expected={"y": _lanes_words(y, 32)},
+    return UnitCase(inputs={"a": wide_words(words, fmt.block_bits)}, expected={"y": pack_lanes(y, 32)},
                     labels=labels)
 
 
@@ -232,11 +221,9 @@ def dot_config(cfg):
     return DotConfig(cfg["format"], cfg["r"], cfg["f"], cfg.get("format_b"))
 
 
-def _twos(values, bits):
-    """Signed integers (int64 or Python-int objects) as unsigned two's-complement words of ``bits``."""
-    mask = (1 << bits) - 1
-    ints = [int(v) & mask for v in np.asarray(values).reshape(-1).tolist()]
-    return wide_words(ints, bits) if bits > 64 else np.array(ints, np.uint64)
+def _selects(fmt) -> bool:
+    """The operand format is chosen per dot product at run time (``fp8``: a ``sel`` port)."""
+    return fmt.dot_side.family == "scalar" and fmt.select_bits > 0
 
 
 def dot_case(cfg, *, n_random=20_000, seed=1, directed=True):
@@ -249,7 +236,7 @@ def dot_bundle_case(cfgs, *, n_random=20_000, seed=1, directed=True, prefix=True
     raw bit patterns), with golden FP32 results (and the raw sum/exponent for ``raw`` units) of every
     configuration on those operands — outputs named ``u<k>_<port>`` (``prefix``) plus ``desync`` = 0 for a
     bundle (:func:`fpforge.sim.regress.regress_bundle`)."""
-    from ..golden.dot import ScalarSet, dot, operand_words
+    from ..golden.dot import dot, operand_words
     from .vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
 
     dc = dot_config(cfgs[0])
@@ -262,18 +249,18 @@ def dot_bundle_case(cfgs, *, n_random=20_000, seed=1, directed=True, prefix=True
     case = UnitCase(labels=ops.labels)
     case.inputs = {"a": operand_words(dc.a, ops.a), "b": operand_words(dc.b, ops.b)}
     for side, fmt, sel in (("sel_a", dc.a, ops.sel_a), ("sel_b", dc.b, ops.sel_b)):
-        if isinstance(fmt, ScalarSet) and fmt.select_bits:
+        if _selects(fmt):
             case.inputs[side] = np.asarray(sel, np.uint64)
     for k, cfg in enumerate(cfgs):
         ck = dot_config(cfg)
-        sel_a = ops.sel_a if isinstance(ck.a, ScalarSet) and ck.a.select_bits else None
-        sel_b = ops.sel_b if isinstance(ck.b, ScalarSet) and ck.b.select_bits else None
+        sel_a = ops.sel_a if _selects(ck.a) else None
+        sel_b = ops.sel_b if _selects(ck.b) else None
         res = dot(ck, ops.a, None, ops.b, select_a=sel_a, select_b=sel_b)
         pre = f"u{k}_" if prefix else ""
         case.expected[pre + "y"] = res.y.astype(np.uint64)
         if cfg.get("raw"):
-            case.expected[pre + "sum"] = _twos(res.sum, ck.acc_bits)
-            case.expected[pre + "exp"] = _twos(res.exp, ck.exp_bits)
+            case.expected[pre + "sum"] = twos_words(res.sum, ck.acc_bits)
+            case.expected[pre + "exp"] = twos_words(res.exp, ck.exp_bits)
     if prefix:
         case.expected["desync"] = np.zeros(case.size, np.uint64)
     return case

@@ -32,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..golden import (DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format,
-                      random_bits)
+from ..golden import DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, random_bits
 from ..golden.errors import FpforgeValueError, ToolError
 from ..jobs import cache_dir
+from .cases import unit_format
 from .harness import HarnessRun, build_harness
 from .prove_unit import Condition, ProofUnit
 
@@ -116,23 +116,20 @@ class _Golden:
 
     def __init__(self, cfg, spec, cond):
         self.cfg, self.cond = cfg, cond
-        self.fmt = get_format(cfg["format"])
+        self.fmt = unit_format(cfg)  # the variant descriptor (ieee_denormals / paper_literal resolved)
         self.dtype = spec.record_dtype
         self.fields = {n: spec.field(n)[0] for n, _ in spec.outputs}
         self.out_bits = sum(w for _, w in spec.outputs)
         self.rand_bits = spec.rand_bits
-        opts = {"ieee_denormals": True} if cfg.get("ieee_denormals") else {}
-        if cfg.get("paper_literal") and cond.mode == "hr":  # the golden API takes it with hr only
-            opts["paper_literal"] = True
         if cfg["unit"] == "encoder":
             src = SOURCES[cfg.get("source", "fp32")]
             self.word = np.uint32 if src.bits == 32 else np.uint16
             self.src = src
             self.kwargs = dict(rounding=cond.mode, saturate=bool(cond.sat), nan_to_zero=bool(cfg.get("nan_to_zero")),
-                               rand_bits=cfg.get("rand_bits", DEFAULT_RAND_BITS), **opts)
+                               rand_bits=cfg.get("rand_bits", DEFAULT_RAND_BITS))
         else:
             self.word = np.uint32 if self.fmt.bits > 16 else np.uint16
-            self.kwargs = opts
+            self.kwargs = {}
         if cond.bias is not None:
             self.kwargs["bias"] = cond.bias
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
+from ..golden.contract import ScalarFormat
 from ..golden.errors import FpforgeValueError
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
@@ -70,7 +71,7 @@ def unit_config(cfg) -> dict:
         raise FpforgeValueError(f"fpforge prove checks combinational units (latency 0), not latency "
                                 f"{cfg['latency']!r}; a pipeline's core is the combinational unit")
     fmt = with_compat(get_format(cfg["format"]), cfg.pop("compat", None))  # compat="ascend": hif8_ascend
-    if getattr(fmt, "kind", None) == "block" or fmt.name in SOURCES:
+    if not isinstance(fmt, ScalarFormat) or fmt.name in SOURCES:  # a block format, or a source
         raise FpforgeValueError(f"fpforge prove handles scalar narrow formats, not {fmt.name!r}")
     cfg["format"] = fmt.name
     if unit == "encoder":

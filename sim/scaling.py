@@ -17,11 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..golden import ROUNDING_MODES, SOURCES, get_format, random_bits
+from ..golden import ROUNDING_MODES, SOURCES, random_bits
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.scaling import SCALE_EXP_BITS, SCALE_EXP_RANGE, amax, fp32_mul, pow2_mul, running_amax
 from ..golden.scaling import scale_from_amax, scaled_encode_with_flags
-from .cases import UnitCase, _lanes_words
+from ..golden.layout import pack_lanes
+from .cases import UnitCase, unit_format
 from .vectors import directed
 
 __all__ = ["SPECIAL_SCALES", "multiplier_case", "regress_multiplier", "regress_scaled", "scaled_encoder_case",
@@ -57,7 +58,7 @@ def _to_source(values, src):
 def scaled_stimulus(cfg, n, seed):
     """``(x_bits (n, lanes) uint64, scale (n,) FP32 bits or k, first (n,), bias (n,) or None, combo (n,))``;
     ``combo`` indexes the (mode, sat) pairs of the configuration, one per tensor."""
-    fmt = get_format(cfg["format"])
+    fmt = unit_format(cfg)
     src = SOURCES[cfg.get("source", "fp32")]
     lanes, pow2 = cfg.get("lanes", 1), cfg.get("scaling", "fp32") == "pow2"
     rng = np.random.default_rng([seed, 16])
@@ -79,8 +80,7 @@ def scaled_stimulus(cfg, n, seed):
     k2 = rng.integers(-20, 21, nt)
     corners = {}
     for b in (np.unique(bias) if bias is not None else [None]):
-        corners[b] = directed(fmt.name, src.name, bias=None if b is None else int(b), ieee_denormals=cfg.get(
-            "ieee_denormals", False))
+        corners[b] = directed(fmt, src.name, bias=None if b is None else int(b))
     pick = np.zeros((n, lanes), np.uint64)
     for b, pats in corners.items():
         rows = np.ones(n, bool) if b is None else (bias[tensor] == b)
@@ -119,7 +119,7 @@ def _combos(cfg, fmt):
 def scaled_encoder_case(cfg, *, n_transfers=4000, seed=1):
     """A stream case for a ``scaled-encoder`` configuration (see the module docstring); ``sr`` draws are
     the unit's generator's, one per lane per transfer in order."""
-    fmt = get_format(cfg["format"])
+    fmt = unit_format(cfg)
     src = SOURCES[cfg.get("source", "fp32")]
     lanes, pow2 = cfg.get("lanes", 1), cfg.get("scaling", "fp32") == "pow2"
     x_bits, scale, first, bias, tensor = scaled_stimulus(cfg, n_transfers, seed)
@@ -141,12 +141,10 @@ def scaled_encoder_case(cfg, *, n_transfers=4000, seed=1):
         sub = {k: v[rows] for k, v in kw.items()}
         y, f = scaled_encode_with_flags(fmt, x[rows], rounding=r, saturate=bool(s),
                                         nan_to_zero=cfg.get("nan_to_zero", False),
-                                        rand=rand[rows] if r == "sr" else None, rand_bits=rand_bits,
-                                        ieee_denormals=cfg.get("ieee_denormals", False),
-                                        paper_literal=cfg.get("paper_literal", False), **sub)
+                                        rand=rand[rows] if r == "sr" else None, rand_bits=rand_bits, **sub)
         codes[rows], flags[rows] = y, f
     case = UnitCase(labels=[(0, f"{int(tensor[-1]) + 1} tensors, (mode, sat) cycling over {combos}")])
-    case.inputs = {"a": _lanes_words(x_bits, src.bits)}
+    case.inputs = {"a": pack_lanes(x_bits, src.bits)}
     if pow2:
         case.inputs["scale_exp"] = (scale & ((1 << SCALE_EXP_BITS) - 1)).astype(np.uint64)
     else:
@@ -158,7 +156,7 @@ def scaled_encoder_case(cfg, *, n_transfers=4000, seed=1):
         case.inputs["sat"] = np.array([combos[c][1] for c in combo], np.uint64)
     if bias is not None:
         case.inputs["bias"] = bias.astype(np.uint64)
-    case.expected = {"y": _lanes_words(codes, fmt.bits), "flags": _lanes_words(flags, 5),
+    case.expected = {"y": pack_lanes(codes, fmt.bits), "flags": pack_lanes(flags, 5),
                      "amax": running_amax(x, first).view(np.uint32).astype(np.uint64)}
     return case
 

@@ -27,6 +27,8 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, Timer
 
+from fpforge.golden.layout import ints_to_words, pack_lanes, pack_payload, unpack_lanes, words_to_ints
+
 __all__ = ["run_unit"]
 
 _SHOW = 10
@@ -62,43 +64,18 @@ def _load():
 
 def _pack(values: np.ndarray, width: int, lanes: int) -> list:
     """Python ints, one per batch of ``lanes`` values (lane 0 least significant)."""
-    n = len(values)
-    batches = -(-n // lanes)
+    batches = -(-len(values) // lanes)
     padded = np.zeros(batches * lanes, np.uint64)
-    padded[:n] = values
-    bits = ((padded[:, None] >> np.arange(width, dtype=np.uint64)) & np.uint64(1)).astype(np.uint8)
-    packed = np.packbits(bits.reshape(batches, lanes * width), axis=1, bitorder="little")
-    return [int.from_bytes(row.tobytes(), "little") for row in packed]
+    padded[: len(values)] = values
+    return words_to_ints(pack_lanes(padded.reshape(batches, lanes), width))
 
 
 def _unpack(words: list, width: int, lanes: int) -> np.ndarray:
-    nbytes = (lanes * width + 7) // 8
-    raw = np.frombuffer(b"".join(w.to_bytes(nbytes, "little") for w in words), np.uint8)
-    bits = np.unpackbits(raw.reshape(len(words), nbytes), axis=1, bitorder="little")[:, : lanes * width]
-    bits = bits.reshape(-1, width).astype(np.uint64)
-    return (bits << np.arange(width, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
-
-
-def _ints(values: np.ndarray) -> list:
-    """Per-vector Python ints: a 1-D uint64 array as is; a 2-D ``(n, words)`` array (a port wider than 64
-    bits, least significant word first) joined into one int per row."""
-    if values.ndim == 1:
-        return [int(v) for v in values]
-    raw = np.ascontiguousarray(values.astype("<u8")).view(np.uint8).reshape(len(values), -1)
-    return [int.from_bytes(row.tobytes(), "little") for row in raw]
-
-
-def _words(ints, width: int) -> np.ndarray:
-    """Inverse of :func:`_ints` for a port of ``width`` bits."""
-    if width <= 64:
-        return np.array([int(v) for v in ints], dtype=np.uint64)
-    nwords = -(-width // 64)
-    raw = b"".join(int(v).to_bytes(8 * nwords, "little") for v in ints)
-    return np.frombuffer(raw, dtype="<u8").reshape(len(ints), nwords).astype(np.uint64)
+    return unpack_lanes(words, width, lanes).reshape(-1)
 
 
 def _hex(arr, i):
-    return f"0x{_ints(arr[i : i + 1])[0]:x}"
+    return f"0x{words_to_ints(arr[i : i + 1])[0]:x}"
 
 
 def _describe(i, ins, exp, got, labels):
@@ -133,7 +110,7 @@ async def _comb(dut, meta, ins, exp):
     ports = meta["ports"]
     n = len(next(iter(exp.values())))
     if lanes == 1:  # one unit: ports of any width, as Python ints
-        packed = {k: _ints(v) for k, v in ins.items()}
+        packed = {k: words_to_ints(v) for k, v in ins.items()}
     else:
         packed = {k: _pack(v, ports[k][1], lanes) for k, v in ins.items()}
     handles_in = {k: getattr(dut, f"{k}_l") for k in ins}
@@ -150,22 +127,14 @@ async def _comb(dut, meta, ins, exp):
             report(min(b * lanes, n))
     report(n, force=True)
     if lanes == 1:
-        return {k: _words(w, ports[k][1])[:n] for k, w in words.items()}, []
+        return {k: ints_to_words(w, ports[k][1])[:n] for k, w in words.items()}, []
     return {k: _unpack(w, ports[k][1], lanes)[:n] for k, w in words.items()}, []
-
-
-def _fields(values: dict, layout) -> list:
-    """One payload int per vector from per-field arrays (1-D, or 2-D words for wide fields)."""
-    out = [0] * len(next(iter(values.values())))
-    for name, offset, width in layout:
-        out = [o | (v << offset) for o, v in zip(out, _ints(values[name]))]
-    return out
 
 
 async def _stream(dut, meta, ins, exp):
     latency, seed = meta["latency"], meta["seed"]
     n = len(next(iter(exp.values())))
-    payloads = _fields(ins, meta["payload_in"])
+    payloads = pack_payload(ins, meta["payload_in"])
     rng = np.random.default_rng(seed)
     stall = meta["stall"]
     unstalled = min(meta["unstalled"], n)
@@ -220,7 +189,7 @@ async def _stream(dut, meta, ins, exp):
     raw = outs + [0] * (n - len(outs))
     for name, offset, width in meta["payload_out"]:
         mask = (1 << width) - 1
-        got[name] = _words([(v >> offset) & mask for v in raw], width)
+        got[name] = ints_to_words([(v >> offset) & mask for v in raw], width)
     return got, errors
 
 

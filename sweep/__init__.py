@@ -13,6 +13,10 @@ Pareto frontier, the MX paper's Fig. 7 and its claims — cached, resumable, on 
 See docs/sweep.md for the TOML schema, the built-in spaces and the method.
 """
 
+if __name__ != "fpforge.sweep":  # the folder imported as a top-level package: a second copy of fpforge
+    raise ImportError(f"import fpforge.sweep, not {__name__}: the folder sweep/ is installed as fpforge.sweep "
+                      "(run `make setup`, then use `import fpforge.sweep`)")
+
 from .run import evaluate, run
 from .space import PRESETS, Space, load_space, point, preset_points
 from .spaces import SPACES

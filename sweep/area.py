@@ -292,5 +292,16 @@ def area_dot():
                              "64 B accesses per tile", "memory / FP8", "area × memory / FP8", "paper"], rows, render)])
 
 
+def area_p3109():
+    """The 28 IEEE P3109 binary8 formats (docs/p3109.md), one table per precision: every unit from the
+    descriptor alone."""
+    rows = [("encoder fp32→F, rne", dict(unit="encoder", source="fp32", rounding=["rne"])),
+            ("encoder fp32→F, all modes + sat port", dict(unit="encoder", source="fp32", rounding=["rne", "ta", "rtz", "sr"],
+                                                          saturate="runtime")),
+            ("decoder F→fp32", dict(unit="decoder", target="fp32"))]
+    return AreaSpace("area-p3109", "Area of the IEEE P3109 binary8 conversion units", _FLOW + ".",
+                     [_grid([f"binary8p{p}{s}{d}" for s in "su" for d in "ef"], rows) for p in range(1, 8)])
+
+
 AREA_SPACES = {"area-fp8": area_fp8, "area-hif8": area_hif8, "area-cfloat": area_cfloat, "area-block": area_block,
-               "area-dot": area_dot}
+               "area-dot": area_dot, "area-p3109": area_p3109}

@@ -3,21 +3,17 @@ block formats in `fpforge formats`; bad input gives one line and exit code 2."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from fpforge.cli import main
 from fpforge.sim.run import available_simulators
+from helpers import fpforge
 
 __all__: list[str] = []
 
 SMALL = ["--format", "bdr", "--m", "2", "--k1", "2", "--d1", "3", "--k2", "1", "--d2", "1"]
 
-
-def fpforge(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def test_formats_lists_block_formats_with_bits_per_element():

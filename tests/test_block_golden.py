@@ -182,7 +182,7 @@ def test_bdr_descriptor_validation_names_value_and_rule():
 @pytest.mark.parametrize("name", BDR_PRESETS + OCP)
 def test_bits_per_element_and_layout(name):
     fmt = get_format(name)
-    if fmt.family == "bdr":
+    if fmt.dot_side.family == "bdr":
         assert fmt.bits_per_element == Fraction(fmt.m + 1) + Fraction(fmt.d1, fmt.k1) + (
             Fraction(fmt.d2, fmt.k2) if fmt.d2 else 0)
     else:

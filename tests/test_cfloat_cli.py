@@ -3,16 +3,10 @@ rows with a bias, Verilog with the bias port and IEEE denormals, and one-line er
 
 Expected figures are the guide's own (seed 001, Tables 4 and 5 and the text around them)."""
 
-import subprocess
-import sys
-
 import pytest
 
 from fpforge.cli import main
-
-
-def fpforge(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
+from helpers import fpforge
 
 
 def test_formats_lists_the_cfloat_formats_with_bias_scaled_limits(capsys):
@@ -32,9 +26,11 @@ def test_table_at_a_bias(tmp_path):
     assert lines[0].endswith("; bias 0")
     rows = {l.split()[0]: l.split() for l in lines if l.startswith("0x")}
     assert len(rows) == 256
-    assert rows["0x01"][2:] == ["0.125", "subnormal"] and rows["0x07"][2:] == ["0.875", "subnormal"]
-    assert rows["0x08"][2:] == ["2.0", "normal"] and rows["0x7f"][2:] == ["61440.0", "normal"]
-    assert rows["0x80"][2:] == ["-0.0", "zero"] and rows["0xff"][2] == "-61440.0"
+    assert rows["0x01"][2:] == ["0.125", "subnormal", "0|0000|001", "subnormal"]
+    assert rows["0x07"][2:] == ["0.875", "subnormal", "0|0000|111", "subnormal"]
+    assert rows["0x08"][2:] == ["2.0", "normal", "0|0001|000", "E=1"]
+    assert rows["0x7f"][2:] == ["61440.0", "normal", "0|1111|111", "E=15"]
+    assert rows["0x80"][2:4] == ["-0.0", "zero"] and rows["0xff"][2] == "-61440.0"
     assert main(["table", "cfloat8_143", "--bias", "0", "--ieee-denormals", "-o", str(path)]) == 0
     rows = {l.split()[0]: l.split() for l in path.read_text().splitlines() if l.startswith("0x")}
     assert rows["0x01"][2] == "0.25" and rows["0x07"][2] == "1.75"
@@ -45,8 +41,8 @@ def test_uhp_table_marks_flushed_codes(tmp_path):
     assert main(["table", "uhp", "-o", str(path)]) == 0
     rows = {l.split()[0]: l.split() for l in path.read_text().splitlines() if l.startswith("0x")}
     assert len(rows) == 65536
-    assert rows["0x0001"][2:] == ["0.0", "flushed"] and rows["0x0400"][3] == "normal"
-    assert rows["0xfc00"][2:] == ["inf", "inf"] and rows["0xfe00"][3] == "nan"
+    assert rows["0x0001"][2:4] == ["0.0", "flushed"] and rows["0x0400"][3] == "normal"
+    assert rows["0xfc00"][2:] == ["inf", "inf", "-|111111|0000000000", "E=32"] and rows["0xfe00"][3] == "nan"
 
 
 # The guide's Table 4 (CFloat8_1_4_3) and Table 5 (CFloat8_1_5_2): bias -> normal range.

@@ -24,8 +24,9 @@ INV, DEN, OVF, UNF, INX = 1, 2, 4, 8, 16
 ])
 def test_runtime_bias_descriptors(name, bits, ebits, mbits, span):
     f = get_format(name)
-    assert f.runtime_bias and f.bias is None
-    assert (f.bits, f.ebits, f.mbits, f.signed, f.nan, f.denormals) == (bits, ebits, mbits, True, "none", "cfloat")
+    assert name in list_formats() and f.runtime_bias and f.bias is None
+    assert (f.bits, f.ebits, f.mbits, f.signed, f.denormals) == (bits, ebits, mbits, True, "cfloat")
+    assert (f.has_inf, f.num_high_nans, f.has_neg_zero, f.has_nan) == (False, 0, True, False)  # no Inf/NaN: clamps
     assert f.exponent_span == span and list(f.biases) == list(range(64)) == list(RUNTIME_BIASES)
     assert f.roundings[:2] == ("rne", "sr")  # the guide's two modes; rne is the default
     with pytest.raises(ValueError, match=rf"format '{name}' has a run-time bias: its emin depends on it"):
@@ -46,7 +47,8 @@ def test_limits_at_a_bias_follow_the_guide():
 
 def test_uhp_descriptor():
     f = get_format("uhp")
-    assert (f.bits, f.ebits, f.mbits, f.bias, f.signed, f.ftz, f.nan) == (16, 6, 10, 31, False, True, "ieee")
+    assert (f.bits, f.ebits, f.mbits, f.bias, f.signed, f.ftz) == (16, 6, 10, 31, False, True)
+    assert (f.has_inf, f.num_high_nans) == (True, 1023)  # IEEE specials: the all-ones exponent binade
     assert f.sign_mask == 0 and not f.has_neg_zero and not f.has_subnormals
     assert f.inf_code == 0xFC00 and f.nan_code() == f.nan_code(True) == 0xFE00  # exponent 111111, 1000000000
     assert f.max_code == 0xFBFF and f.max_value == (2 - 2**-10) * 2**31 and f.min_normal == 2.0**-30

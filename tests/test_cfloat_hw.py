@@ -39,9 +39,10 @@ def test_one_model_serves_every_bias():
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: Encoder("e4m3", ieee_denormals=True), r"ieee_denormals applies to .*cfloat8_143.*not 'e4m3'"),
-    (lambda: Decoder("uhp", ieee_denormals=True), r"ieee_denormals applies to .*not 'uhp'"),
+    (lambda: build_unit("encoder", format="e4m3", ieee_denormals=True), r"ieee_denormals applies to .*cfloat8_143.*not 'e4m3'"),
+    (lambda: build_unit("decoder", format="uhp", ieee_denormals=True), r"ieee_denormals applies to .*not 'uhp'"),
     (lambda: build_unit("encoder", format="hif8", ieee_denormals=True), r"ieee_denormals applies"),
+    (lambda: Encoder("hif8"), r"'hif8' is not a narrow float format"),
     (lambda: Decoder("cfloat8_143", "fp16"), r"fp16 cannot hold every cfloat8_143 value exactly at every bias"),
     (lambda: Decoder("shp", "bf16"), r"bf16 cannot hold every shp value exactly at every bias"),
     (lambda: Decoder("uhp", "fp16"), r"fp16 cannot hold every uhp value exactly"),
@@ -54,6 +55,8 @@ def test_constructor_errors(call, match):
 
 def test_default_names_tell_the_denormal_variant_apart():
     assert default_name(build_unit("encoder", format="shp", ieee_denormals=True)) == "fpforge_enc_fp32_shp_ieeedn"
+    assert default_name(build_unit("encoder", format="shp_ieee")) == "fpforge_enc_fp32_shp_ieeedn"
+    assert default_name(Decoder("cfloat8_152_ieee")) == "fpforge_dec_cfloat8_152_fp32_ieeedn"
     assert default_name(build_unit("decoder", format="cfloat8_143", target="bf16", latency=2)) == \
         "fpforge_dec_cfloat8_143_bf16_l2"
 
@@ -114,14 +117,15 @@ def test_the_denormal_gap_under_every_mode_and_every_draw(fmt):
 def test_fp16_sources_normalize_their_subnormals(fmt, ieee):
     """FP16 subnormals (2^-24..2^-15) are normal CFloat8 values at high biases: the encoder normalizes them.
     Directed cases of biases 20 and 40 (every value, midpoint, ±1 ulp) plus every FP16 subnormal."""
-    stim = np.concatenate([directed(fmt, "fp16", bias=20, ieee_denormals=ieee)[::3],
-                           directed(fmt, "fp16", bias=40, ieee_denormals=ieee)[::3],
+    fmt = get_format(fmt).variant("ieee" if ieee else None)
+    stim = np.concatenate([directed(fmt, "fp16", bias=20)[::3],
+                           directed(fmt, "fp16", bias=40)[::3],
                            np.arange(1, 1024, 7, dtype=np.uint64), np.arange(0x8001, 0x8400, 13, dtype=np.uint64)])
     bias = np.resize(np.array([20, 40, 33, 63, 5]), len(stim))
     x = stim.astype(np.uint16).view(np.float16)
-    dut = Encoder(fmt, "fp16", ("rne", "sr"), ieee_denormals=ieee)
+    dut = Encoder(fmt, "fp16", ("rne", "sr"))
     rand = random_bits(3, len(x), 16)
-    bad = _run_encoder(dut, fmt, stim, x, bias, ("rne", "sr"), rand, ieee_denormals=ieee)
+    bad = _run_encoder(dut, fmt, stim, x, bias, ("rne", "sr"), rand)
     assert not bad, bad[:5]
 
 
@@ -137,7 +141,7 @@ def test_uhp_nan_to_zero_and_fixed_saturation():
 def test_ieee_denormal_decoders(fmt, target):
     f = get_format(fmt)
     codes = np.arange(1 << f.bits) if f.bits == 8 else np.concatenate([np.arange(0, 2048), np.arange(0x8000, 0x8400)])
-    dut = Decoder(fmt, target, ieee_denormals=True)
+    dut = Decoder(f"{fmt}_ieee", target)
     bad = []
 
     async def bench(ctx):

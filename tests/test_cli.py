@@ -2,17 +2,12 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from fpforge.cli import main
 from fpforge.sim.run import available_simulators
-
-
-def fpforge(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
+from helpers import fpforge
 
 
 def test_formats_lists_every_fp8_format():

@@ -2,17 +2,12 @@
 documented ports, determinism, one-line errors naming the rule with exit code 2."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from fpforge.cli import main
 from fpforge.sim.run import available_simulators
-
-
-def fpforge(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
+from helpers import fpforge
 
 
 def test_verilog_dot_ports_and_identical_bytes(tmp_path):

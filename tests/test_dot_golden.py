@@ -60,7 +60,7 @@ def _bound_and_lsb(fmt):
     el = fmt.element
     if fmt.is_int:
         return 128, 0, 0, -6
-    top_field = 2**el.ebits - 1 - (1 if el.nan == "ieee" else 0)
+    top_field = 2**el.ebits - 1 - (1 if el.has_inf else 0)  # E5M2: the all-ones exponent holds Inf and NaN
     return 2 ** (el.mbits + 1) - 1, top_field - 1, 0, (1 - el.bias) - el.mbits
 
 

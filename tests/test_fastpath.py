@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from fpforge.golden import SOURCES, encode, encode_with_flags, fastpath, get_format, minifloat, random_bits, tapered
-from fpforge.golden.formats import FloatFormat
+from fpforge.golden.formats import FloatFormat, resolve_variant
 
 SCALAR = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "hif8_ascend", "e3m2", "e2m3", "e2m1", "uhp", "fp16", "bf16")
 RUNTIME = ("cfloat8_143", "cfloat8_152", "shp")
@@ -75,14 +75,14 @@ def fp32_stimulus(fmt, seed, golden_fp32_sample, n_random=200_000, bias=None):
 def both_paths(fmt, x, rounding, *, bias=None, rand=None, rand_bits=16, **opts):
     """(fast, exact): ``encode_with_flags`` through the fast path (asserted taken) and the exact model."""
     fmt = tapered.with_compat(get_format(fmt), opts.get("compat"))
-    if opts.get("ieee_denormals"):
-        fmt = minifloat.with_denormals(fmt, True)
-    opts = {k: v for k, v in opts.items() if k not in ("ieee_denormals", "compat")}
+    fmt = resolve_variant(fmt, ieee_denormals=opts.get("ieee_denormals", False),
+                          paper_literal=opts.get("paper_literal", False))  # variants are descriptors
+    opts = {k: v for k, v in opts.items() if k not in ("ieee_denormals", "compat", "paper_literal")}
     src = minifloat.source_of(x)
     fixed, per = minifloat.resolve_bias(fmt, bias, x.shape)
     path = fastpath.fast_path(fixed, src, rounding, per is not None)
     assert path is not None, f"{fmt.name} {rounding} from {src.name} has no fast path"
-    o = (rounding, opts.get("saturate", False), opts.get("nan_to_zero", False), opts.get("paper_literal", False))
+    o = (rounding, opts.get("saturate", False), opts.get("nan_to_zero", False))
     draws = None
     if rounding == "sr":
         draws = fastpath.Draws(x.size, rand=rand, rand_bits=rand_bits, check=minifloat._check_rand)

@@ -43,6 +43,7 @@ from fpforge.golden import (
 )
 from fpforge.golden import minifloat
 from fpforge.golden.formats import SOURCES
+from helpers import all_patterns
 
 __all__: list[str] = []
 
@@ -531,11 +532,11 @@ def test_stochastic_rounding_directed(fmt, x, rand_bits, rand, saturate, code, f
 # -- the memoised path against the exact model ---------------------------------------------------
 def _exact(fmt, x, rounding, saturate, nan_to_zero):
     src = next(s for s in SOURCES.values() if s.dtype == x.dtype)
-    return minifloat._exact(get_format(fmt), src, x, (rounding, saturate, nan_to_zero, False), None)
+    return minifloat._exact(get_format(fmt), src, x, (rounding, saturate, nan_to_zero), None)
 
 
 def _all16(src):
-    return np.arange(1 << 16, dtype=np.uint16).view(DTYPES[src])
+    return all_patterns(src)
 
 
 def assert_paths_agree(fmt, x, rounding, saturate, nan_to_zero):

@@ -22,6 +22,7 @@ import pytest
 from fpforge.golden import decode, decode_bits, encode, get_format
 from fpforge.golden import minifloat
 from fpforge.golden.formats import SOURCES
+from helpers import all_patterns
 
 __all__: list[str] = []
 
@@ -61,7 +62,7 @@ def oracle_cast_codes(fmt: str, codes: np.ndarray, dtype) -> np.ndarray:
 def exact_encode(fmt: str, x: np.ndarray) -> np.ndarray:
     """The golden exact model (no lookup table), rounding to nearest even, no options."""
     src = next(s for s in SOURCES.values() if s.dtype == x.dtype)
-    codes, _ = minifloat._exact(get_format(fmt), src, x, ("rne", False, False, False), None)
+    codes, _ = minifloat._exact(get_format(fmt), src, x, ("rne", False, False), None)
     return codes
 
 
@@ -78,10 +79,6 @@ def assert_same_codes(got: np.ndarray, want: np.ndarray, x: np.ndarray, what: st
             for i in bad[:10]
         ]
         pytest.fail(f"{what}: {bad.size} of {got.size} differ; first:\n" + "\n".join(rows))
-
-
-def all_patterns(src: str) -> np.ndarray:
-    return np.arange(1 << 16, dtype=np.uint16).view(SOURCE_DTYPES[src])
 
 
 # -- encode: every 16-bit pattern ----------------------------------------------------------------

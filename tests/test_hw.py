@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from fpforge.golden import encode_with_flags, random_bits
+from fpforge.golden import encode_with_flags, get_format, random_bits
 from fpforge.hw import Decoder, Encoder, Pipeline, Rounder, Xorshift32, build_unit, to_verilog
 
 
@@ -136,7 +136,6 @@ def test_verilog_is_deterministic_and_path_free(kwargs):
     [
         (dict(fmt="e4m3"), "'e4m3' is not a tapered format"),
         (dict(roundings=("rtn",)), "format 'hif8' has no rounding 'rtn'; valid choices: ta, hr, sr, rne, rtz"),
-        (dict(roundings=("ta",), paper_literal=True), "paper_literal applies to hybrid rounding"),
         (dict(source="fp8"), "unknown source 'fp8'; valid choices: fp32, fp16, bf16"),
     ],
 )
@@ -156,8 +155,12 @@ def test_hif8_ports_and_default_rounding():
     assert set(HiF8Encoder(roundings=("ta", "hr")).signature.members) == {"a", "y", "flags", "mode"}
     assert set(HiF8Encoder(roundings=("sr",)).signature.members) == {"a", "y", "flags", "rand"}
     assert isinstance(build_unit("decoder", format="hif8", target="fp16"), HiF8Decoder)
-    with pytest.raises(ValueError, match="paper_literal applies to HiF8 hybrid rounding only"):
+    with pytest.raises(ValueError, match=r"paper_literal applies to HiF8 hybrid rounding \(hif8\), not 'e4m3'"):
         build_unit("encoder", format="e4m3", paper_literal=True)
+    with pytest.raises(ValueError, match="paper_literal applies to hybrid rounding: enable rounding 'hr'"):
+        build_unit("encoder", format="hif8", rounding=("ta",), paper_literal=True)
+    literal = build_unit("encoder", format="hif8", rounding=("hr",), paper_literal=True)
+    assert literal.format is get_format("hif8_literal") and "paper_literal 1" in literal.describe()
 
 
 @pytest.mark.parametrize("source", ["fp32", "fp16", "bf16"])

@@ -77,6 +77,8 @@ def test_summary_rows_agree_with_the_decoder_on_every_code(name, bias, ieee):
     if fmt.ftz:  # denormal codes read as 0
         assert np.all(vals[cls == "flushed"] == 0)
         assert got["Max positive denormal"] == got["Min positive denormal"] == "N/A (flushed)"
+    elif not np.any(np.isin(cls, ["subnormal", "denormal"])):  # no mantissa bits (P3109 p = 1): none
+        assert got["Max positive denormal"] == got["Min positive denormal"] == "N/A"
     else:
         rows += [("Max positive denormal", np.isin(cls, ["subnormal", "denormal"]), np.argmax),
                  ("Min positive denormal", np.isin(cls, ["subnormal", "denormal"]), np.argmin)]

@@ -12,7 +12,7 @@ from fpforge.golden.errors import FpforgeValueError
 from fpforge.hw import Fp32Multiplier, ScaledEncoder, build_unit, default_name, to_verilog
 from fpforge.sim.run import available_simulators, lint
 from fpforge.sim.scaling import multiplier_case, scaled_encoder_case
-from fpforge.sim.testbench import _ints
+from fpforge.golden.layout import words_to_ints as _ints
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -22,7 +22,7 @@ from fpforge.sim.testbench import _ints
     (dict(fmt="e4m3", latency=0), "latency must be an integer >= 1, not 0"),
     (dict(fmt="e4m3", roundings=("hr",)), "has no rounding 'hr'"),
     (dict(fmt="e4m3", paper_literal=True), "paper_literal applies to HiF8"),
-    (dict(fmt="hif8", ieee_denormals=True), "ieee_denormals applies to the CFloat formats"),
+    (dict(fmt="hif8", ieee_denormals=True), "ieee_denormals applies to the formats with the CFloat guide.s denormals"),
     (dict(fmt="mx9"), "'mx9' is not a narrow float format"),
 ])
 def test_scaled_encoder_rejects_bad_parameters(kwargs, match):

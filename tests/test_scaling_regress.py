@@ -68,8 +68,7 @@ def test_scaled_encoder_stream(cfg, sim, regress):
     regress(cfg, sim, vectors=3000 if sim == "verilator" else 700, seed=11)
 
 
-SMALL = [n for n in list_formats() if getattr(get_format(n), "kind", "") in ("float", "tapered")
-         and get_format(n).bits <= 8]
+SMALL = [n for n in list_formats(kind="scalar") if get_format(n).bits <= 8]
 
 
 @pytest.mark.sim

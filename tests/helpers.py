@@ -1,0 +1,51 @@
+"""Helpers shared by the test modules (import as ``from helpers import ...``; pytest puts tests/ on the path).
+
+* :func:`fpforge`: the command line in a subprocess, as a user runs it.
+* :func:`all_patterns`: every bit pattern of a 16-bit source, as that source's numpy values.
+* :func:`run_comb`: drive a combinational Amaranth unit vector by vector and read its outputs, in
+  Amaranth's own simulator (async testbench).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+
+__all__ = ["SIXTEEN_BIT", "all_patterns", "fpforge", "run_comb"]
+
+#: The 16-bit sources and their numpy dtypes.
+SIXTEEN_BIT = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def fpforge(*args, cwd=None) -> subprocess.CompletedProcess:
+    """Run ``python -m fpforge ARGS`` and capture its output (text)."""
+    return subprocess.run([sys.executable, "-m", "fpforge", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def all_patterns(source: str) -> np.ndarray:
+    """Every bit pattern of the 16-bit source ``fp16`` or ``bf16``, viewed as its values."""
+    return np.arange(1 << 16, dtype=np.uint16).view(SIXTEEN_BIT[source])
+
+
+def run_comb(dut, inputs: dict, outputs) -> dict:
+    """Apply ``inputs`` (``{port: sequence of ints}``, equal lengths; a scalar is held) to the combinational
+    ``dut`` one vector at a time and return ``{port: [int, ...]}`` for every name in ``outputs``."""
+    from amaranth.sim import Simulator
+
+    n = max(len(v) for v in inputs.values() if np.ndim(v))
+    got = {name: [] for name in outputs}
+
+    async def bench(ctx):
+        for i in range(n):
+            for name, values in inputs.items():
+                ctx.set(getattr(dut, name), int(values[i] if np.ndim(values) else values))
+            for name in outputs:
+                got[name].append(ctx.get(getattr(dut, name)))
+
+    sim = Simulator(dut)
+    sim.add_testbench(bench)
+    sim.run()
+    return got
