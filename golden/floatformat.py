@@ -121,6 +121,12 @@ class FloatFormat(ScalarFormat):
         check_descriptor_fields(self, ("name", "title", "denormals"), ("ebits", "mbits"), ("signed", "ftz"))
         if nan is not None and not isinstance(nan, str):
             raise FpforgeTypeError(f"FloatFormat nan must be a string, not {nan!r}")
+        for name in ("has_inf", "has_neg_zero"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
+                raise FpforgeTypeError(f"FloatFormat {name} must be True, False or None, not {getattr(self, name)!r}")
+        if self.num_high_nans is not None and (isinstance(self.num_high_nans, bool)
+                                               or not isinstance(self.num_high_nans, int)):
+            raise FpforgeTypeError(f"FloatFormat num_high_nans must be an integer or None, not {self.num_high_nans!r}")
         for what, value, lo in (("ebits", self.ebits, 1), ("mbits", self.mbits, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < lo:
                 raise FpforgeValueError(f"{what} must be an integer >= {lo}, not {value!r}")

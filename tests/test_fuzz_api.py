@@ -32,7 +32,7 @@ from fpforge.golden.errors import FpforgeError
 
 PROFILES = [pytest.param(12, id="fast"), pytest.param(400, id="many", marks=pytest.mark.slow)]
 
-SCALARS = [n for n in golden.list_formats() if getattr(golden.get_format(n), "kind", None) != "block"]
+SCALARS = golden.list_formats(kind="source") + golden.list_formats(kind="scalar")
 BLOCKS = golden.list_formats(kind="block")
 SOURCE_DTYPES = [np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
 INT_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
