@@ -16,7 +16,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers):
-    from .cli import _add_unit_options
+    from .unitopts import add_unit_options
 
     p = subparsers.add_parser(
         "prove", help="prove a unit on every input (Verilator C++ harness) against the golden model",
@@ -25,7 +25,7 @@ def add_parser(subparsers):
                     "model. Exit 1 on a mismatch. The rand port of an sr unit gets the golden generator's draws for "
                     "--seed (default 0): pattern i gets draw i. `prove all` proves the record list (make prove) and "
                     "writes docs/results.md.")
-    _add_unit_options(p, units=("encoder", "decoder", "all"))
+    add_unit_options(p, units=("encoder", "decoder", "all"))
     g = p.add_argument_group("proof")
     g.add_argument("--bias", action="append", default=None,
                    help="run-time-bias formats: bias to prove at (repeat, comma list, or `all`; default 0,7,31,63 "
@@ -158,18 +158,18 @@ def build_harness_cached(unit) -> bool:
 
 
 def _prove_one(args):
-    from .cli import _unit_kwargs
     from .sim.prove import CHUNK, prove
     from .sim.prove_unit import conditions_of, domain_of, unit_config
+    from .unitopts import unit_config as options_config
 
     if args.only is not None or args.list or args.estimate:
         raise FpforgeValueError("--only, --list and --estimate apply to `fpforge prove all`")
-    cfg = unit_config(_unit_kwargs(args))
+    cfg = unit_config(options_config(args))
     _check_parallel(args)
     conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
     start, end = _parse_range(args.range, domain_of(cfg))
     unit = _unit_of(args, cfg)
-    seed = args.seed
+    seed = 0 if args.seed is None else args.seed  # the unit options' --seed: None when not given
     digits = 2 + (unit.a_bits + 3) // 4
     if not args.json:
         print(f"proving {unit.top} ({unit.origin}; Verilog sha256 {unit.verilog_hash}): {unit.describe()}")

@@ -76,6 +76,8 @@ def run(args) -> int:
     if getattr(fmt, "runtime_bias", False) and args.bias is None:
         raise FpforgeValueError(f"{fmt.name} has a run-time bias: give --bias B (0..63)")
     fmax = format_max(fmt, args.bias)
+    if args.values is None and (args.rounding is not None or args.no_saturate):
+        raise FpforgeValueError("--rounding and --no-saturate apply to the casts of --values; give --values")
     values = None
     if args.values is not None:
         items = parse_numbers(args.values, "--values")

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["AREA_LANES", "add_parser", "add_unit_options", "area_rows", "run", "scaled_unit_kwargs"]
+__all__ = ["AREA_LANES", "add_parser", "add_unit_options", "area_rows", "run"]
 
 #: Lanes of the scaled encoders in the area table.
 AREA_LANES = (1, 4)
@@ -28,24 +28,6 @@ def add_unit_options(p):
     g.add_argument("--scaling", default=None, choices=["fp32", "pow2"],
                    help="fp32: an FP32 scale port and multiplier per lane (default); pow2: a signed 9-bit "
                         "exponent port k (scale 2^k) and an exponent add per lane")
-
-
-def scaled_unit_kwargs(args, kwargs):
-    """``kwargs`` of ``build_unit`` completed for ``scaled-encoder`` (latency defaults to 1); the options
-    are refused for the other units."""
-    from .golden.errors import FpforgeValueError
-
-    lanes, scaling = getattr(args, "lanes", None), getattr(args, "scaling", None)
-    if kwargs["unit"] != "scaled-encoder":
-        if lanes is not None or scaling is not None:
-            raise FpforgeValueError("--lanes and --scaling apply to scaled-encoder units")
-        kwargs["latency"] = kwargs.get("latency") or 0
-        return kwargs
-    if args.target != "fp32":
-        raise FpforgeValueError("--target applies to decoders; a scaled encoder takes --source fp32 or bf16")
-    kwargs.update(lanes=1 if lanes is None else lanes, scaling=scaling or "fp32",
-                  latency=1 if kwargs.get("latency") is None else kwargs["latency"])
-    return kwargs
 
 
 # -- scaling-demo ------------------------------------------------------------------------------------------
@@ -181,6 +163,7 @@ def _command(args):
 def run(args) -> int:
     from .golden import get_format, list_formats
     from .golden.errors import FpforgeValueError
+    from .cliutil import check_output, write_output
     from .golden.scaling_demo import double_rounding_table, run_demo, summary_rows
     from .jobs import write_atomic
     from .plots import plot_scaling
@@ -191,6 +174,7 @@ def run(args) -> int:
     histories, margins = _ints(args.histories, "--histories"), _ints(args.margins, "--margins")
     if args.figure is not None and Path(args.figure).suffix.lower() not in (".png", ".svg"):
         raise FpforgeValueError(f"--figure must end in .png or .svg, not {args.figure!r}")
+    check_output(args.figure, "--figure")  # before the work, naming the user's path
     if args.rounding_values < 4096:
         raise FpforgeValueError(f"--rounding-values must be at least 4096, not {args.rounding_values}")
     bar = _bar(args.steps, "steps")
@@ -212,7 +196,7 @@ def run(args) -> int:
     rounding_md = _rounding_markdown(rounding_rows, args.rounding_values)
     area = area_rows(fmt, args.rounding) if (args.area or (args.docs and not args.no_area)) else None
     if args.figure:
-        write_atomic(args.figure, figure)
+        write_output(args.figure, figure)
     if args.docs:
         from .results import write_section
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 
+from .golden.errors import FpforgeValueError
+
 __all__ = ["plot_precision", "plot_scaling"]
 
 
@@ -50,7 +52,7 @@ def plot_precision(formats, fmt="png", bias=None) -> bytes:
         for i, d in enumerate(descs):  # the first format on top, dashes apart where lines overlap
             rt = isinstance(d, ScalarFormat) and d.runtime_bias
             if rt and bias is None:
-                raise ValueError(f"{d.name} has a run-time bias: give a bias (--bias B, 0..63) to plot it")
+                raise FpforgeValueError(f"{d.name} has a run-time bias: give a bias (--bias B, 0..63) to plot it")
             e, bits = precision_by_exponent(d, bias if rt else None)
             ax.step(e, bits, where="mid", label=f"{d.name}@{bias}" if rt else d.name, linewidth=2.2 if i == 0 else 1.6,
                     linestyle=styles[i % len(styles)], zorder=len(descs) - i + 2)

@@ -23,6 +23,7 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
+from .golden.errors import FpforgeValueError
 from .jobs import write_atomic
 
 __all__ = ["RESULTS_PATH", "machine", "provenance", "tool_versions", "write_section"]
@@ -103,7 +104,7 @@ def write_section(name: str, markdown: str, *, command: str, path=None) -> Path:
     heading's line. The file is rewritten atomically.
     """
     if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", name):
-        raise ValueError(f"section name must be lower-case letters, digits, '_', '.', '-', not {name!r}")
+        raise FpforgeValueError(f"section name must be lower-case letters, digits, '_', '.', '-', not {name!r}")
     path = Path(path) if path is not None else RESULTS_PATH
     text = path.read_text() if path.exists() else _HEAD
     lines = markdown.strip("\n").split("\n")

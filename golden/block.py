@@ -58,8 +58,10 @@ import numpy as np
 
 from . import rng
 from .blockformat import (BLOCK_NAMES, E8M0, INT8, BlockFormat, IntElement, MXFormat, ScaleFormat, bdr)
+from .checks import as_codes, as_int, as_seed, as_source, describe
 from .contract import BlockFormatLike
-from .formats import get_format, source_of
+from .errors import FpforgeTypeError, FpforgeValueError
+from .formats import get_format
 from .layout import bits_to_ints, pack_fields, unpack_fields, words_to_bits
 from .minifloat import _draws, code_dtype
 from .rounding import round_magnitude
@@ -88,8 +90,8 @@ __all__ = [
 def _block_format(fmt):
     fmt = get_format(fmt)
     if not isinstance(fmt, BlockFormatLike):
-        raise ValueError(f"{getattr(fmt, 'name', fmt)!r} is not a block format; valid block formats: "
-                         f"{', '.join(BLOCK_NAMES)} or bdr(m, k1, d1, k2, d2)")
+        raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a block format; valid block formats: "
+                                f"{', '.join(BLOCK_NAMES)} or bdr(m, k1, d1, k2, d2)")
     return fmt
 
 
@@ -114,6 +116,41 @@ class BlockEncoding:
     shift: np.ndarray
     elem: np.ndarray
 
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> "BlockEncoding":
+        """Check the fields against the format (called on construction and before every use): integer
+        codes of the fields' widths, shifts within ``0..beta``, consistent shapes; arrays are normalised
+        (native byte order, lists become arrays) without changing a value.
+
+        Raises
+        ------
+        TypeError
+            Not a block format, or fields that are not integer arrays.
+        ValueError
+            A code outside its field, or shapes that do not fit together.
+        """
+        fmt = self.format
+        if isinstance(fmt, str):
+            fmt = self.format = _block_format(fmt)
+        if not isinstance(fmt, (BlockFormat, MXFormat)):
+            raise FpforgeTypeError(f"BlockEncoding.format must be a block format descriptor, not {describe(fmt)}")
+        name = f"BlockEncoding of {fmt.name}"
+        self.scale = as_codes(self.scale, fmt.scale_bits, name=f"scale ({name})")
+        self.elem = as_codes(self.elem, fmt.elem_bits, name=f"elem ({name})")
+        self.shift = as_codes(self.shift, 0, name=f"shift ({name})", hi=fmt.beta)
+        lead = self.scale.shape
+        want = {"elem": lead + (fmt.k1,), "shift": lead + ((fmt.n_sub,) if isinstance(fmt, BlockFormat) else (0,))}
+        if not lead:
+            raise FpforgeValueError(f"scale ({name}) must have a block axis: shape (..., blocks), not ()")
+        for field_name, shape in want.items():
+            got = getattr(self, field_name).shape
+            if got != shape:
+                raise FpforgeValueError(f"{field_name} ({name}) must have shape {shape} to match scale {lead} "
+                                        f"(k1 = {fmt.k1}, {fmt.n_sub} sub-blocks), not {got}")
+        return self
+
     @property
     def shape(self) -> tuple:
         """Shape of the encoded values, ``(..., nb * k1)``."""
@@ -125,24 +162,22 @@ class BlockEncoding:
 
 
 def _as_float32(x):
-    x = np.asarray(x)
-    source_of(x)  # names the valid dtypes on error
-    return x.astype(np.float32)
+    return as_source(x).astype(np.float32)  # exact from FP16/BF16
 
 
 def _check_shape(fmt, x):
     if x.ndim == 0 or x.shape[-1] % fmt.k1:
         n = x.shape[-1] if x.ndim else "a scalar"
-        raise ValueError(f"the last axis of x must have a length that is a multiple of k1 = {fmt.k1} "
-                         f"({fmt.name}), not {n}")
+        raise FpforgeValueError(f"the last axis of x must have a length that is a multiple of k1 = {fmt.k1} "
+                                f"({fmt.name}), not {n}")
 
 
 def _check_rounding(fmt, rounding):
     if rounding is None:
         return fmt.roundings[0]
-    if rounding not in fmt.roundings:
-        raise ValueError(f"format {fmt.name!r} has no rounding {rounding!r}; "
-                         f"valid choices: {', '.join(fmt.roundings)}")
+    if not isinstance(rounding, str) or rounding not in fmt.roundings:
+        raise FpforgeValueError(f"format {fmt.name!r} has no rounding {rounding!r}; "
+                                f"valid choices: {', '.join(fmt.roundings)}")
     return rounding
 
 
@@ -179,6 +214,10 @@ def encode_block(fmt, x, *, rounding=None, seed=None, rand=None, rand_bits=rng.D
     rounding = _check_rounding(fmt, rounding)
     x = _as_float32(x)
     _check_shape(fmt, x)
+    seed = as_seed(seed)
+    if rand is not None and rounding != "sr":
+        raise FpforgeValueError(f"rand (explicit draws) applies to stochastic rounding (rounding='sr'), not "
+                                f"{rounding!r}")
     lead, n = x.shape[:-1], x.shape[-1]
     nb = n // fmt.k1
     draws = None
@@ -192,9 +231,10 @@ def encode_block(fmt, x, *, rounding=None, seed=None, rand=None, rand_bits=rng.D
 # -- decoding ----------------------------------------------------------------------------------------
 def _check_encoding(fmt, enc):
     if not isinstance(enc, BlockEncoding):
-        raise TypeError(f"expected a BlockEncoding from encode_block/unpack, not {type(enc).__name__}")
+        raise FpforgeTypeError(f"expected a BlockEncoding from encode_block/unpack, not {type(enc).__name__}")
+    enc.validate()
     if enc.format != fmt or type(enc.format) is not type(fmt):
-        raise ValueError(f"the encoding is in {enc.format.name!r}, not {fmt.name!r}")
+        raise FpforgeValueError(f"the encoding is in {enc.format.name!r}, not {fmt.name!r}")
 
 
 def _decode64(fmt, enc):
@@ -262,16 +302,27 @@ def unpack(fmt, data, shape) -> BlockEncoding:
     """Inverse of :func:`pack`: the :class:`BlockEncoding` of values of ``shape`` (last axis a multiple of
     k1) from ``data`` (bytes or uint8 array, at least ``ceil(blocks * block_bits / 8)`` bytes)."""
     fmt = _block_format(fmt)
-    shape = tuple(int(s) for s in (shape if np.iterable(shape) else (shape,)))
-    if not shape or shape[-1] % fmt.k1:
-        raise ValueError(f"shape must end in a multiple of k1 = {fmt.k1}, not {shape!r}")
+    shape = _values_shape(fmt, shape)
     B = int(np.prod(shape)) // fmt.k1
     need = (B * fmt.block_bits + 7) // 8
-    raw = np.frombuffer(bytes(data), np.uint8) if not isinstance(data, np.ndarray) else data.astype(np.uint8)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = np.frombuffer(bytes(data), np.uint8)
+    else:
+        raw = np.asarray(as_codes(data, 8, name="data (bytes)")).astype(np.uint8).ravel()
     if raw.size < need:
-        raise ValueError(f"{B} blocks of {fmt.name} need {need} bytes, not {raw.size}")
+        raise FpforgeValueError(f"{B} blocks of {fmt.name} need {need} bytes, not {raw.size}")
     bits = np.unpackbits(raw[:need], bitorder="little")[: B * fmt.block_bits].reshape(B, fmt.block_bits)
     return _from_bits(fmt, bits, shape)
+
+
+def _values_shape(fmt, shape) -> tuple:
+    """``shape`` of the values of an encoding: ints >= 0 (a tuple, list or one int), the last a multiple of
+    k1 (at least one block)."""
+    items = shape if isinstance(shape, (tuple, list)) else (shape,)
+    shape = tuple(as_int(v, "shape entries", 0) for v in items)
+    if not shape or shape[-1] % fmt.k1:
+        raise FpforgeValueError(f"shape must end in a multiple of k1 = {fmt.k1} ({fmt.name}), not {shape!r}")
+    return shape
 
 
 def block_words(fmt, enc) -> list:
@@ -285,6 +336,22 @@ def block_words(fmt, enc) -> list:
 def from_block_words(fmt, words, shape=None) -> BlockEncoding:
     """Inverse of :func:`block_words` (``shape`` defaults to ``(len(words) * k1,)``)."""
     fmt = _block_format(fmt)
+    if isinstance(words, (str, bytes)) or not np.iterable(words):
+        raise FpforgeTypeError(f"words must be a sequence of block words (ints of {fmt.block_bits} bits), not "
+                               f"{describe(words)}")
+    words = list(np.asarray(words).ravel()) if isinstance(words, np.ndarray) else list(words)
+    top = (1 << fmt.block_bits) - 1
+    for w in words:
+        if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, np.integer)):
+            raise FpforgeTypeError(f"words of {fmt.name} must be integers in 0..2**{fmt.block_bits}-1, not "
+                                   f"{describe(w)}")
+        if not 0 <= int(w) <= top:
+            raise FpforgeValueError(f"words of {fmt.name} must be integers in 0..2**{fmt.block_bits}-1, not {int(w)}")
     words = [int(w) for w in words]
-    shape = (len(words) * fmt.k1,) if shape is None else tuple(shape)
+    shape = (len(words) * fmt.k1,) if shape is None else _values_shape(fmt, shape)
+    if int(np.prod(shape)) != len(words) * fmt.k1:
+        raise FpforgeValueError(f"shape {shape} holds {int(np.prod(shape))} values, not the {len(words)} blocks x "
+                                f"k1 = {fmt.k1} the words hold")
+    if not words:
+        return _from_bits(fmt, np.zeros((0, fmt.block_bits), np.uint8), shape)
     return _from_bits(fmt, words_to_bits(words, fmt.block_bits), shape)

@@ -13,8 +13,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from .checks import check_descriptor_fields
 from .contract import BlockFormatLike
-from .errors import FpforgeValueError
+from .errors import FpforgeTypeError, FpforgeValueError
+from .floatformat import FloatFormat
 from .formats import _RESOLVERS, ROUNDING_MODES, get_format, register
 from .minifloat import code_dtype, decode, encode
 from .rounding import round_magnitude
@@ -145,20 +147,21 @@ class BlockFormat(_BlockSize):
     roundings: tuple = field(default=("ta", "rne", "rtz", "sr"), compare=False)
 
     def __post_init__(self):
+        check_descriptor_fields(self, ("name", "title"))
         _check_int("m (magnitude bits)", self.m, 1, 24)
         _check_int("k1 (block size)", self.k1, 1)
         _check_int("d1 (shared exponent bits)", self.d1, 1, 8)
         _check_int("d2 (sub-block shift bits)", self.d2, 0, 4)
         _check_int("k2 (sub-block size)", self.k2, 1)
         if self.k1 % self.k2:
-            raise ValueError(f"BDR k2 (sub-block size) must divide k1 = {self.k1}, not {self.k2!r}")
+            raise FpforgeValueError(f"BDR k2 (sub-block size) must divide k1 = {self.k1}, not {self.k2!r}")
         if self.d2 == 0 and self.k2 != self.k1:
             object.__setattr__(self, "k2", self.k1)  # no shift: one sub-block (canonical form)
         if not self.name:
             object.__setattr__(self, "name", f"bdr_m{self.m}_k{self.k1}_d{self.d1}_k{self.k2}_d{self.d2}")
         for r in self.roundings:
             if r not in ROUNDING_MODES or r == "hr":
-                raise ValueError(f"unknown block rounding mode {r!r}")
+                raise FpforgeValueError(f"unknown block rounding mode {r!r}")
 
     # -- geometry ---------------------------------------------------------------------------------
     @property
@@ -310,6 +313,20 @@ class MXFormat(_BlockSize):
 
     d2 = 0
     beta = 0
+
+    def __post_init__(self):
+        check_descriptor_fields(self, ("name", "title"), ("k1",))
+        if not isinstance(self.element, (FloatFormat, IntElement)) or (
+                isinstance(self.element, FloatFormat) and self.element.dtype is not None):
+            raise FpforgeTypeError(f"MXFormat element must be a narrow FloatFormat or an IntElement, not "
+                                   f"{self.element!r}"[:200])
+        if not isinstance(self.scale, ScaleFormat):
+            raise FpforgeTypeError(f"MXFormat scale must be a ScaleFormat (E8M0), not {self.scale!r}"[:200])
+        if self.k1 < 1:
+            raise FpforgeValueError(f"MXFormat k1 (block size) must be >= 1, not {self.k1}")
+        for r in self.roundings:
+            if r not in ROUNDING_MODES or r == "hr":
+                raise FpforgeValueError(f"unknown block rounding mode {r!r}")
 
     @property
     def is_int(self) -> bool:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
+from .errors import FpforgeValueError
 from .formats import SOURCES, FloatFormat, Flag, TaperedFormat
 
 __all__ = ["CHUNK", "TABLE_BYTES", "Draws", "encode", "encode_fast", "fast_path", "table_bytes"]
@@ -109,7 +110,7 @@ def encode(fmt, src, x, opts, bias=None, *, seed, rand, rand_bits, exact, check)
     draws = None
     if path == "sr":
         if not 1 <= rand_bits <= 32:
-            raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
+            raise FpforgeValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
         draws = Draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits, blocks=rng.state_blocks, check=check)
     return encode_fast(table_fmt, src, x, opts, path=path, exact=exact, src32=SOURCES["fp32"], bias=bias,
                        draws=draws)
@@ -194,7 +195,8 @@ def _updown_table(fmt, src32, opts, exact, path):
         # hr: members whose F14 >= T14 (T14 = 0: the top free bit alone) and F14 < T14 (T14 = 0x3FFF, the
         # free bits above it zero, so F14 has a zero where T14 has a one); needs L >= 15.
         if L < 15:
-            raise ValueError(f"hr fast path needs at least 15 free bits per class, not {L}")
+            raise ValueError(  # an internal table's precondition
+                f"hr fast path needs at least 15 free bits per class, not {L}")  # not user input: a table bug
         down_reps, up_reps = _reps(P, 0x3FFF), _reps(P, 1 << (L - 1))
         dr = ur = None
     cd, fd = exact(fmt, src32, down_reps.view(np.float32), opts, dr)

@@ -49,8 +49,9 @@ from dataclasses import InitVar, dataclass
 
 import numpy as np
 
+from .checks import check_descriptor_fields
 from .contract import ScalarFormat
-from .errors import FpforgeValueError
+from .errors import FpforgeTypeError, FpforgeValueError
 from .registry import ROUNDING_MODES, RUNTIME_BIASES
 
 __all__ = ["DENORMAL_STYLES", "NAN_STYLES", "FloatFormat"]
@@ -117,6 +118,15 @@ class FloatFormat(ScalarFormat):
     has_neg_zero: bool | None = None
 
     def __post_init__(self, nan):
+        check_descriptor_fields(self, ("name", "title", "denormals"), ("ebits", "mbits"), ("signed", "ftz"))
+        if nan is not None and not isinstance(nan, str):
+            raise FpforgeTypeError(f"FloatFormat nan must be a string, not {nan!r}")
+        for name in ("has_inf", "has_neg_zero"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), bool):
+                raise FpforgeTypeError(f"FloatFormat {name} must be True, False or None, not {getattr(self, name)!r}")
+        if self.num_high_nans is not None and (isinstance(self.num_high_nans, bool)
+                                               or not isinstance(self.num_high_nans, int)):
+            raise FpforgeTypeError(f"FloatFormat num_high_nans must be an integer or None, not {self.num_high_nans!r}")
         for what, value, lo in (("ebits", self.ebits, 1), ("mbits", self.mbits, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < lo:
                 raise FpforgeValueError(f"{what} must be an integer >= {lo}, not {value!r}")
@@ -214,9 +224,11 @@ class FloatFormat(ScalarFormat):
         lo, hi = RUNTIME_BIASES.start, RUNTIME_BIASES.stop - 1
         if bias is None:
             raise FpforgeValueError(f"format {self.name!r} has a run-time bias: pass bias= an integer in {lo}..{hi}")
-        if isinstance(bias, bool) or not isinstance(bias, (int, np.integer)) or int(bias) not in RUNTIME_BIASES:
+        if isinstance(bias, (bool, np.bool_)) or not isinstance(bias, (int, np.integer)) or \
+                int(bias) not in RUNTIME_BIASES:
             shown = bias.item() if isinstance(bias, np.generic) else bias
-            raise FpforgeValueError(f"bias of {self.name!r} must be an integer in {lo}..{hi}, not {shown!r}")
+            error = FpforgeValueError if isinstance(shown, int) and not isinstance(shown, bool) else FpforgeTypeError
+            raise error(f"bias of {self.name!r} must be an integer in {lo}..{hi}, not {shown!r}")
         return self.with_(bias=int(bias))
 
     def _fixed(self, what):

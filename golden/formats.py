@@ -113,7 +113,10 @@ HIF8_ASCEND = register(TaperedFormat("hif8_ascend", compat="ascend", hr_literal=
 
 def source_of(x) -> FloatFormat:
     """The source format named by the dtype of ``x`` (float32, float16 or ml_dtypes.bfloat16)."""
-    dt = np.asarray(x).dtype
+    if not isinstance(x, (np.ndarray, np.generic)):
+        raise FpforgeTypeError(f"source dtype must be float32, float16 or bfloat16: x must be a numpy array of "
+                               f"one of them, not a {type(x).__name__}")
+    dt = x.dtype
     for f in SOURCES.values():
         if dt == f.dtype:
             return f

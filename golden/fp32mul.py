@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import broadcast
 from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import Flag, source_of
 
@@ -106,7 +107,7 @@ def fp32_mul(x, scale):
     x, src = source_array(x)
     s = fp32_value(scale, "scale")
     x32 = x.astype(np.float32)
-    x32, s = np.broadcast_arrays(x32, s)
+    x32, s = broadcast(("x", x32), ("scale", s))
     with np.errstate(invalid="ignore", over="ignore"):
         exact = x32.astype(np.float64) * s.astype(np.float64)  # 24 x 24 bits: exact in float64
     denormal = np.broadcast_to(_subnormal(x, src), x32.shape) | _subnormal(np.ascontiguousarray(s), source_of(s))

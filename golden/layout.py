@@ -60,7 +60,7 @@ def words_to_bits(words, nbits: int) -> np.ndarray:
     """``(n, nwords)`` uint64 words, or a sequence of Python ints -> bits ``(n, nbits)``."""
     if not (isinstance(words, np.ndarray) and words.ndim == 2):
         words = ints_to_words(words, nbits, wide=True)
-    raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8).reshape(len(words), -1)
+    raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8).reshape(len(words), 8 * words.shape[-1])
     return np.unpackbits(raw, axis=1, bitorder="little")[:, :nbits]
 
 
@@ -81,7 +81,7 @@ def words_to_ints(words) -> list:
     words = np.asarray(words)
     if words.ndim == 1:
         return [int(v) for v in words]
-    raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8).reshape(len(words), -1)
+    raw = np.ascontiguousarray(words.astype("<u8")).view(np.uint8).reshape(len(words), 8 * words.shape[-1])
     return [int.from_bytes(row.tobytes(), "little") for row in raw]
 
 
@@ -93,7 +93,7 @@ def bits_to_ints(bits) -> list:
 def pack_fields(layout, arrays: dict, n: int) -> np.ndarray:
     """Bits ``(n, total)`` of ``n`` records: ``arrays[name]`` holds ``(n, count)`` unsigned values (or
     ``(n,)`` for ``count == 1``) of each field ``(name, width, count)`` of ``layout``."""
-    cols = [to_bits(np.asarray(arrays[name]).reshape(n, count), width).reshape(n, -1)
+    cols = [to_bits(np.asarray(arrays[name]).reshape(n, count), width).reshape(n, count * width)
             for name, width, count in layout]
     return np.concatenate(cols, axis=1) if cols else np.zeros((n, 0), np.uint8)
 

@@ -25,27 +25,30 @@ from __future__ import annotations
 import numpy as np
 
 from . import fastpath, rng, tapered
+from .checks import as_bool, as_codes, as_int, as_seed, as_source
 from .classify import classify
-from .contract import ScalarFormat
+from .contract import BlockFormatLike, ScalarFormat
 from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, get_format, resolve_variant, source_of
 from .rounding import round_up
+from .taperedformat import TaperedFormat
 
-__all__ = ["code_dtype", "decode", "decode_bits", "encode", "encode_exact", "encode_flags", "encode_with_flags",
+__all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_exact", "encode_flags", "encode_with_flags",
            "resolve_bias", "scalar_format", "value_table", "with_denormals"]
 
 
 def code_dtype(bits: int):
     """Smallest unsigned numpy dtype holding ``bits``-bit codes."""
+    bits = as_int(bits, "bits", 0)
     for dt in (np.uint8, np.uint16, np.uint32, np.uint64):
         if bits <= np.dtype(dt).itemsize * 8:
             return np.dtype(dt)
-    raise ValueError(f"codes wider than 64 bits are not supported, not {bits!r}")
+    raise FpforgeValueError(f"codes wider than 64 bits are not supported, not {bits!r}")
 
 
 def _check_rounding(fmt, rounding):
-    if rounding not in fmt.roundings:
-        raise ValueError(
+    if not isinstance(rounding, str) or rounding not in fmt.roundings:
+        raise FpforgeValueError(
             f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: {', '.join(fmt.roundings)}"
         )
 
@@ -63,45 +66,47 @@ def resolve_bias(fmt, bias, shape):
         Missing, non-integer or out-of-range bias (the message names 0..63), a bias for a fixed-bias
         format, or an array that does not broadcast to ``shape``.
     """
-    if not fmt.runtime_bias or bias is None or np.ndim(bias) == 0:
-        if bias is not None and np.ndim(bias) == 0 and isinstance(bias, np.ndarray):
-            bias = bias.item()
+    array = isinstance(bias, (list, tuple)) or (isinstance(bias, np.ndarray) and bias.ndim > 0)
+    if not getattr(fmt, "runtime_bias", False) or bias is None or not array:
+        if isinstance(bias, np.ndarray):
+            bias = bias.item() if bias.dtype.kind in "iu" else bias
         return fmt.at(bias), None
-    b = np.asarray(bias)
-    lo, hi = RUNTIME_BIASES.start, RUNTIME_BIASES.stop - 1
-    if b.dtype.kind not in "iu":
-        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not an array of {b.dtype}")
-    least, most = (b.min(), b.max()) if b.size else (lo, lo)
-    if least < lo or most > hi:
-        bad = (b < lo) | (b > hi)
-        raise ValueError(f"bias of {fmt.name!r} must be integers in {lo}..{hi}, not {b[bad].flat[0].item()!r}")
+    b = as_codes(bias, 0, name=f"bias of {fmt.name!r}", hi=RUNTIME_BIASES.stop - 1, what="integers")
     try:
         b = np.broadcast_to(b, shape)
     except ValueError:
-        raise ValueError(f"bias of shape {b.shape} does not broadcast to the operand shape {tuple(shape)}") from None
-    if b.size and least == most:
+        raise FpforgeValueError(f"bias of shape {b.shape} does not broadcast to the operand shape "
+                                f"{tuple(shape)}") from None
+    if b.size and b.min() == b.max():
         return fmt.at(int(b.flat[0])), None
     return fmt, b.reshape(-1).astype(np.int64, copy=False)
 
 
 def _check_rand(rand, n, rand_bits):
     """``rand`` flattened, checked: one integer draw per value, each in 0..2**rand_bits - 1."""
-    rand = np.asarray(rand).reshape(-1)
-    if rand.shape != (n,):
-        raise FpforgeValueError(f"rand must hold one draw per value ({n}), not {rand.shape}")
-    if rand.size and rand.dtype.kind not in "iu":
-        raise FpforgeTypeError(f"rand must be an array of integers, not of {rand.dtype}")
-    if rand.size and (rand.min() < 0 or rand.max() >= (1 << rand_bits)):
-        raise FpforgeValueError(f"rand draws must be in 0..{(1 << rand_bits) - 1} for rand_bits={rand_bits}")
-    return rand
+    rand = np.asarray(as_codes(rand, rand_bits, name=f"rand (draws of rand_bits={rand_bits})"))
+    if rand.size != n:
+        raise FpforgeValueError(f"rand must hold one draw per value ({n}), not {rand.size} (shape {rand.shape})")
+    return rand.reshape(-1)
 
 
 def _draws(n, *, seed, rand, rand_bits):
-    if not 1 <= rand_bits <= 32:
-        raise ValueError(f"random bits per value must be in 1..32, not {rand_bits!r}")
+    rand_bits = as_int(rand_bits, "rand_bits (random bits per value)", 1, 32)
     if rand is not None:
         return _check_rand(rand, n, rand_bits).astype(np.int64)
     return rng.random_bits(0 if seed is None else seed, n, rand_bits).astype(np.int64)
+
+
+def _scalar_format(fmt, what):
+    """The scalar descriptor ``fmt`` names; a block format or anything else is refused, naming the way."""
+    fmt = get_format(fmt)
+    if not isinstance(fmt, ScalarFormat):
+        name = getattr(fmt, "name", None)
+        if isinstance(fmt, BlockFormatLike):
+            raise FpforgeValueError(f"{what}() takes a scalar format; {name!r} is a block format "
+                                    f"(use {what}_block)")
+        raise FpforgeTypeError(f"{what}() takes a scalar format name or descriptor, not {fmt!r}")
+    return fmt
 
 
 def encode_with_flags(
@@ -197,18 +202,26 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
             rand_bits=rng.DEFAULT_RAND_BITS, paper_literal=False, ieee_denormals=False, compat=None):
     """:func:`encode_with_flags` returning only ``outputs`` (0: codes, 1: flags) — a table lookup
     gathers only what is asked for."""
-    fmt = scalar_format(fmt, ieee_denormals=ieee_denormals, compat=compat)
-    x = np.asarray(x)
+    fmt = scalar_format(_scalar_format(fmt, "encode"), ieee_denormals=as_bool(ieee_denormals, "ieee_denormals"),
+                        compat=compat)
+    x = as_source(x)
+    saturate, nan_to_zero = as_bool(saturate, "saturate"), as_bool(nan_to_zero, "nan_to_zero")
+    paper_literal = as_bool(paper_literal, "paper_literal")
+    seed = as_seed(seed)
+    rand_bits = as_int(rand_bits, "rand_bits (random bits per value)", 1, 32)
     fmt, bias = resolve_bias(fmt, bias, x.shape)
     if rounding is None:
         rounding = fmt.roundings[0]
     _check_rounding(fmt, rounding)
     if paper_literal:
-        if rounding != "hr":
+        if not (isinstance(fmt, TaperedFormat) and rounding == "hr"):
             raise FpforgeValueError("paper_literal applies to HiF8 hybrid rounding (rounding='hr') only")
         fmt = resolve_variant(fmt, paper_literal=True)
+    if rand is not None and rounding != "sr":
+        raise FpforgeValueError(f"rand (explicit draws) applies to stochastic rounding (rounding='sr'), not "
+                                f"{rounding!r}")
     src = source_of(x)
-    opts = (rounding, bool(saturate), bool(nan_to_zero))
+    opts = (rounding, saturate, nan_to_zero)
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE and bias is None:
         lut = _lut(fmt, src, opts)
         if lut is not None:
@@ -242,6 +255,8 @@ def _exact(fmt, src, x, opts, draws, bias=None):
 # A run-time-bias format with one bias for the whole array uses the table of ``fmt.at(bias)``; arrays of
 # several biases take the exact path (tests/test_cfloat_golden.py checks both). At most ``_LUT_KEEP``
 # tables are kept (the oldest is dropped first): a sweep over 64 biases must not hold 64 tables per mode.
+# Size: a table has 2**16 (16-bit sources) or 2**17 (FP32) entries of a code (1-2 bytes) and a flag byte,
+# at most 384 KiB; 256 of them at most 96 MiB.
 _LUT_MIN_SIZE = 1 << 16
 _LUT_KEEP = 256
 _LUTS: dict = {}
@@ -402,6 +417,10 @@ def encode_flags(fmt, x, **kwargs):
     return _encode(fmt, x, (1,), **kwargs)[0]
 
 
+# Memoised value tables (decode): one float64 entry per code, for formats of at most MAX_TABLE_BITS bits
+# (a table is then at most 2**16 * 8 bytes = 512 KiB); at most _TABLES_KEEP tables (80 MiB) are kept, the
+# oldest dropped first. Wider formats (FP32) are decoded directly, never through a table.
+MAX_TABLE_BITS = 16
 _TABLES: dict = {}
 _TABLES_KEEP = 160  # fixed-bias descriptors of run-time-bias formats: one table per bias at most
 
@@ -424,8 +443,8 @@ def _code_values(fmt: FloatFormat, codes: np.ndarray, bias=None) -> np.ndarray:
 def value_table(fmt: FloatFormat) -> np.ndarray:
     """float64 value of every code of a :class:`FloatFormat` (a fixed-bias descriptor); NaNs carry the
     code's sign bit. Denormal codes of a flush-to-zero format are worth 0 (what an operation reads)."""
-    if fmt.bits > 16:
-        raise FpforgeValueError(f"value tables list formats of up to 16 bits, not {fmt.name} ({fmt.bits} bits)")
+    if fmt.bits > MAX_TABLE_BITS:
+        raise FpforgeValueError(f"value tables list formats of up to {MAX_TABLE_BITS} bits, not {fmt.name} ({fmt.bits} bits)")
     if fmt not in _TABLES:
         if len(_TABLES) >= _TABLES_KEEP:
             del _TABLES[next(iter(_TABLES))]
@@ -437,16 +456,24 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.nd
     """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit (HiF8 with
     ``compat="ascend"``: +qNaN, as Ascend decodes it).
 
-    ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an integer array broadcastable to
-    ``codes``; ``ieee_denormals`` and ``compat`` as for :func:`encode_with_flags`. Denormal codes of a
-    flush-to-zero format (UHP) decode to 0.
+    ``codes`` are integers (an integer array, a Python int or a list of ints) in ``0 .. 2**bits - 1``;
+    the result has their shape. ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an
+    integer array broadcastable to ``codes``; ``ieee_denormals`` and ``compat`` as for :func:`encode_with_flags`.
+    Denormal codes of a flush-to-zero format (UHP) decode to 0. Formats of up to ``MAX_TABLE_BITS``
+    bits decode through a memoised table of every code; wider ones (FP32) are computed directly.
+
+    Raises
+    ------
+    TypeError
+        ``codes`` are not integers (floats, bools, ...); ``fmt`` is not a scalar format.
+    ValueError
+        A code out of range; a missing or bad bias.
     """
-    fmt = scalar_format(fmt, ieee_denormals=ieee_denormals, compat=compat)
-    codes = np.asarray(codes)
-    if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
-        raise ValueError(f"codes of {fmt.name} must be in 0..{(1 << fmt.bits) - 1}")
+    fmt = scalar_format(_scalar_format(fmt, "decode"), ieee_denormals=as_bool(ieee_denormals, "ieee_denormals"),
+                        compat=compat)
+    codes = as_codes(codes, fmt.bits, of=fmt.name)
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
-    if bias is not None or fmt.bits > 16:  # per-element biases; 32-bit codes (no 2**32-entry table)
+    if bias is not None or fmt.bits > MAX_TABLE_BITS:  # per-element biases; 32-bit codes (no 2**32 table)
         return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
     return fmt.value_table().astype(np.float32)[codes.astype(np.intp)]
 
@@ -458,14 +485,13 @@ def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, c
     the code's sign bit (HiF8 ``compat="ascend"``: positive). ``bias``, ``ieee_denormals`` and ``compat``
     as for :func:`decode`.
     """
-    fmt = tapered.with_compat(get_format(fmt), compat)
+    fmt = tapered.with_compat(_scalar_format(fmt, "decode_bits"), compat)
     tgt = _target(target)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
     return encode(tgt, vals, rounding="rne")
 
 
 def _target(name):
-    try:
-        return SOURCES[name]
-    except KeyError:
-        raise ValueError(f"unknown target {name!r}; valid targets: {', '.join(SOURCES)}") from None
+    if not isinstance(name, str) or name not in SOURCES:
+        raise FpforgeValueError(f"unknown target {name!r}; valid targets: {', '.join(SOURCES)}")
+    return SOURCES[name]

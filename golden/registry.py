@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from enum import IntFlag
 
-from .errors import FpforgeValueError, UnknownName
+from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
 __all__ = [
     "Flag",
@@ -94,7 +94,10 @@ def get_format(name):
         With a message naming the valid choices (a KeyError and a ValueError).
     """
     if not isinstance(name, str):
-        return name
+        if hasattr(name, "name") and hasattr(name, "bits") and hasattr(name, "roundings"):
+            return name  # a descriptor
+        raise FpforgeTypeError(f"format must be a format name (see list_formats()) or a descriptor, not "
+                               f"{type(name).__name__} {name!r}"[:200])
     try:
         return _REGISTRY[name.lower()]
     except KeyError:
@@ -121,7 +124,7 @@ def list_formats(kind: str | None = None) -> list[str]:
              "scalar": lambda n, f: isinstance(f, ScalarFormat) and f.dtype is None,
              "block": lambda n, f: isinstance(f, BlockFormatLike),
              "variant": lambda n, f: n in _BASE}
-    if kind not in tests:
+    if not isinstance(kind, str) or kind not in tests:
         raise UnknownName(f"unknown kind {kind!r}; valid kinds: {', '.join(tests)}")
     return [n for n, f in _REGISTRY.items() if tests[kind](n, f)]
 

@@ -22,10 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["DEFAULT_RAND_BITS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state", "state_blocks", "states", "step"]
+from .checks import as_int, as_seed
+
+__all__ = ["DEFAULT_RAND_BITS", "MAX_DRAWS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state",
+           "state_blocks", "states", "step"]
 
 #: Default number R of random bits per value for stochastic rounding.
 DEFAULT_RAND_BITS = 16
+
+#: Most draws one call of :func:`random_bits` returns (the generator's period, 2**32 - 1).
+MAX_DRAWS = (1 << 32) - 1
 
 #: State used for seed 0 (xorshift's zero state never moves).
 ZERO_SEED_STATE = 0x9E3779B9
@@ -188,8 +194,8 @@ def random_bits(seed: int, n: int, bits: int = DEFAULT_RAND_BITS, start: int = 0
     start : int
         Index of the first draw (jump-ahead; lets callers work in chunks).
     """
-    if not 1 <= bits <= 32:
-        raise ValueError(f"random bits per value must be in 1..32, not {bits!r}")
-    if n < 0 or start < 0:
-        raise ValueError(f"n and start must be non-negative, not {n!r}, {start!r}")
+    seed = as_seed(seed, allow_none=False)
+    bits = as_int(bits, "bits (random bits per value)", 1, 32)
+    n = as_int(n, "n (number of draws, non-negative)", 0, MAX_DRAWS)
+    start = as_int(start, "start (index of the first draw, non-negative)", 0, (1 << 64) - 1)
     return states(seed, n, start) >> np.uint32(32 - bits)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import FpforgeValueError
 from .rng import DEFAULT_RAND_BITS
 
 __all__ = ["round_magnitude", "round_up"]
@@ -24,7 +25,7 @@ def round_up(q0, d, rounding, rand=None, rand_bits=None):
         return np.zeros(np.shape(d), bool)
     if rounding == "sr":
         return np.floor(np.ldexp(d, rand_bits)).astype(np.int64) + rand >= (1 << rand_bits)
-    raise ValueError(f"unknown rounding {rounding!r}")
+    raise FpforgeValueError(f"unknown rounding {rounding!r}")
 
 
 def round_magnitude(v, lsb, rounding, draws=None, rand_bits=DEFAULT_RAND_BITS, limit=None):

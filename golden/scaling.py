@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import as_int, broadcast
 from .errors import FpforgeTypeError, FpforgeValueError
 from .contract import ScalarFormat
 from .formats import get_format
@@ -132,6 +133,10 @@ def amax(x, axis=None):
     amax +0 (the register's value after a clear), which :func:`scale_from_amax` treats as "no information".
     """
     mags = _magnitude_bits(x)
+    if axis is not None:
+        as_int(axis, "axis", -max(mags.ndim, 1), max(mags.ndim, 1) - 1)
+        if mags.ndim == 0:
+            raise FpforgeValueError("axis applies to an array with axes; x is a scalar")
     return mags.max(axis=axis, initial=0).astype(np.uint32).view(np.float32)[()]
 
 
@@ -337,7 +342,7 @@ def unscale(codes, scale, fmt, *, bias=None, ieee_denormals=False) -> np.ndarray
     """Dequantize: ``fp32(decode(codes) * scale_inv(scale))`` as float32 (NaN codes give NaN)."""
     _check_format(fmt, bias)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals).astype(np.float64)
-    inv = np.asarray(scale_inv(scale), np.float64)
+    vals, inv = broadcast(("codes", vals), ("scale", np.asarray(scale_inv(scale), np.float64)))
     with np.errstate(over="ignore", invalid="ignore"):
         return (vals * inv).astype(np.float32)
 

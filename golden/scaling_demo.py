@@ -40,12 +40,16 @@ def log2_sigma(steps: int) -> np.ndarray:
     return rise + fall + wave
 
 
-def drifting_tensor(steps: int, size: int, seed: int = 0):
-    """Yield ``(t, x)`` for each step: ``x`` float32 of ``size`` values (see the module docstring)."""
+def _check_sizes(steps, size):
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise FpforgeValueError(f"steps must be a positive integer, not {steps!r}")
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
         raise FpforgeValueError(f"size must be a positive integer, not {size!r}")
+
+
+def drifting_tensor(steps: int, size: int, seed: int = 0):
+    """Yield ``(t, x)`` for each step: ``x`` float32 of ``size`` values (see the module docstring)."""
+    _check_sizes(steps, size)
     rng = np.random.default_rng(seed)
     base = log2_sigma(steps) + rng.normal(0, 0.15, steps)
     spike = int(0.45 * steps)
@@ -72,6 +76,7 @@ def run_demo(fmt="e4m3", *, steps=300, size=4096, seed=0, histories=DEFAULT_HIST
     ``saturated`` and ``flushed`` (fractions), ``scale`` (the scale each step used).
     ``progress``: a callable taking the number of finished steps (for a progress bar).
     """
+    _check_sizes(steps, size)  # before anything is allocated (drifting_tensor only checks when iterated)
     format_max(fmt, bias)  # a scalar format (and its bias): one clear error before the work
     for h in histories:
         DelayedScaling(fmt, h, bias=bias)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .classify import classify
 from .contract import ScalarFormat
-from .errors import FpforgeTypeError
+from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import get_format, resolve_variant
 
 __all__ = ["SUMMARY_ROWS", "bias_ranges", "code_class", "code_fields", "precision_by_exponent", "summary",
@@ -139,8 +139,8 @@ def bias_ranges(fmt, ieee_denormals=False) -> list[dict]:
     """
     base = resolve_variant(fmt, ieee_denormals=ieee_denormals)
     if not base.runtime_bias:
-        raise ValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
-                         f"(cfloat8_143, cfloat8_152, shp)")
+        raise FpforgeValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
+                                f"(cfloat8_143, cfloat8_152, shp)")
     rows = []
     for b in base.biases:
         f = base.at(b)

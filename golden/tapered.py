@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from .classify import classify
-from .errors import FpforgeValueError, UnknownName
+from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from .formats import COMPAT_CHOICES, get_format
 from .registry import Flag
 from .rounding import round_up
@@ -56,8 +56,14 @@ def with_compat(fmt, compat):
     ValueError
         An unknown ``compat`` (the message names the choices), or ``"ascend"`` for a format without
         such a variant.
+    TypeError
+        ``compat`` is neither None nor a string.
     """
-    if compat is None or compat == "default":
+    if compat is None:
+        return fmt
+    if not isinstance(compat, str):
+        raise FpforgeTypeError(f"compat must be a name ({', '.join(COMPAT_CHOICES)}) or None, not {compat!r}")
+    if compat == "default":
         return fmt
     if compat not in COMPAT_CHOICES:
         raise UnknownName(f"unknown compat {compat!r}; valid choices: {', '.join(COMPAT_CHOICES)}")

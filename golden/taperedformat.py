@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import check_descriptor_fields
 from .contract import ScalarFormat
-from .errors import FpforgeValueError
+from .errors import FpforgeValueError, UnknownName
 from .registry import ROUNDING_MODES
 
 __all__ = ["COMPAT_CHOICES", "TaperedFormat"]
@@ -87,11 +88,12 @@ class TaperedFormat(ScalarFormat):
         return self
 
     def __post_init__(self):
+        check_descriptor_fields(self, ("name", "title"), ("bits", "dml_offset"))
         for r in self.roundings:
             if r not in ROUNDING_MODES:
                 raise FpforgeValueError(f"unknown rounding mode {r!r}; valid: {', '.join(ROUNDING_MODES)}")
-        if self.compat not in COMPAT_CHOICES:
-            raise FpforgeValueError(f"compat must be one of {', '.join(COMPAT_CHOICES)}, not {self.compat!r}")
+        if not isinstance(self.compat, str) or self.compat not in COMPAT_CHOICES:
+            raise UnknownName(f"compat must be one of {', '.join(COMPAT_CHOICES)}, not {self.compat!r}")
         for code, width, d in self.dots:
             if self.mant_width_of_dot(width, d) < 0:
                 raise FpforgeValueError(f"dot {code:0{width}b} with D={d} leaves no room in {self.bits} bits")

@@ -26,6 +26,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.errors import FpforgeValueError
 from ..golden.block import BlockFormat, MXFormat, _block_format
 from ..golden.formats import ROUNDING_MODES, SOURCES
 from ..golden.rng import DEFAULT_RAND_BITS
@@ -55,7 +56,7 @@ def values_layout(bits, k1) -> data.ArrayLayout:
 
 def _source(name):
     if name not in ("fp32", "bf16"):
-        raise ValueError(f"unknown block encoder source {name!r}; valid choices: fp32, bf16")
+        raise FpforgeValueError(f"unknown block encoder source {name!r}; valid choices: fp32, bf16")
     return SOURCES[name]
 
 
@@ -212,9 +213,9 @@ class BlockEncoder(wiring.Component):
         src = _source(source)
         roundings = check_roundings(fmt, roundings or fmt.roundings[:1])
         if not 1 <= rand_bits <= 32:
-            raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
         if isinstance(fmt, BlockFormat) and fmt.m > 24:
-            raise ValueError(f"block encoders support m <= 24, not {fmt.m!r}")
+            raise FpforgeValueError(f"block encoders support m <= 24, not {fmt.m!r}")
         self._fmt, self._src, self._roundings, self._rand_bits = fmt, src, roundings, rand_bits
         members = {"a": In(values_layout(src.bits, fmt.k1)), "y": Out(block_layout(fmt))}
         if len(roundings) > 1:
@@ -372,10 +373,10 @@ class BlockDecoder(wiring.Component):
     def __init__(self, fmt, target="fp32"):
         fmt = _block_format(fmt)
         if target != "fp32":
-            raise ValueError(f"unknown block decoder target {target!r}; valid choices: fp32")
+            raise FpforgeValueError(f"unknown block decoder target {target!r}; valid choices: fp32")
         if isinstance(fmt, BlockFormat) and not fmt.float32_exact:
-            raise ValueError(f"FP32 cannot hold every {fmt.name} value exactly (needs m <= 24, "
-                             f"2**(d1-1) + 2**d2 + m <= 151); block decoders exist for formats it can hold")
+            raise FpforgeValueError(f"FP32 cannot hold every {fmt.name} value exactly (needs m <= 24, "
+                                    f"2**(d1-1) + 2**d2 + m <= 151); block decoders exist for formats it can hold")
         self._fmt = fmt
         super().__init__({"a": In(block_layout(fmt)), "y": Out(values_layout(32, fmt.k1))})
 

@@ -32,7 +32,7 @@ def _source(name, what="source"):
     try:
         return SOURCES[name]
     except KeyError:
-        raise ValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
+        raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
 
 
 def _float_format(fmt):
@@ -84,7 +84,7 @@ class Encoder(wiring.Component):
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
         if not 1 <= rand_bits <= 32:
-            raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
@@ -286,10 +286,10 @@ class Decoder(wiring.Component):
         emax_hi = fmt.exponent_span[1]
         lowest = (fmt.at(max(fmt.biases)) if fmt.runtime_bias else fmt).min_subnormal
         if fmt.mbits > tgt.mbits or emax_hi > tgt.emax or lowest < tgt.min_subnormal:
-            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
-                             + (" at every bias" if fmt.runtime_bias else ""))
+            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
+                                    + (" at every bias" if fmt.runtime_bias else ""))
         if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
-            raise ValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
+            raise FpforgeValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
         self._fmt, self._tgt = fmt, tgt
         members = {"a": In(fmt.bits), "y": Out(tgt.bits)}
         if fmt.runtime_bias:

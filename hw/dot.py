@@ -36,6 +36,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
+from ..golden.errors import FpforgeValueError
 from ..golden.dot import DotConfig
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
@@ -142,7 +143,7 @@ class DotProduct(wiring.Component):
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False):
         cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
-            raise ValueError(f"stages must be an integer >= 0, not {stages!r}")
+            raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
         self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):

@@ -74,7 +74,7 @@ class HiF8Encoder(wiring.Component):
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
         if not 1 <= rand_bits <= 32:
-            raise ValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
         self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
@@ -228,7 +228,7 @@ class HiF8Decoder(wiring.Component):
         fmt = _tapered_format(fmt)
         tgt = _source(target, "target")
         if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
-            raise ValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
+            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
         self._fmt, self._tgt = fmt, tgt
         super().__init__({"a": In(fmt.bits), "y": Out(tgt.bits)})
 

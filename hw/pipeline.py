@@ -6,6 +6,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
+from ..golden.errors import FpforgeValueError
 from ..golden.rng import DEFAULT_RAND_BITS
 from .rng import Xorshift32
 
@@ -46,7 +47,7 @@ class Pipeline(wiring.Component):
 
     def __init__(self, core, latency=1, seed=0):
         if not isinstance(latency, int) or latency < 1:
-            raise ValueError(f"a pipeline needs latency >= 1, not {latency!r}")
+            raise FpforgeValueError(f"a pipeline needs latency >= 1, not {latency!r}")
         self._core, self._latency, self._seed = core, latency, int(seed)
         members = core.signature.members
         ins = [(n, m) for n, m in members.items() if m.flow == In and n != "rand"]

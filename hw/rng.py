@@ -4,6 +4,7 @@ from amaranth import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.errors import FpforgeValueError
 from ..golden import rng as golden_rng
 
 __all__ = ["Xorshift32"]
@@ -33,9 +34,9 @@ class Xorshift32(wiring.Component):
 
     def __init__(self, seed=0, bits=golden_rng.DEFAULT_RAND_BITS, draws=1):
         if not 1 <= bits <= 32:
-            raise ValueError(f"bits must be in 1..32, not {bits!r}")
+            raise FpforgeValueError(f"bits must be in 1..32, not {bits!r}")
         if not isinstance(draws, int) or draws < 1:
-            raise ValueError(f"draws must be a positive integer, not {draws!r}")
+            raise FpforgeValueError(f"draws must be a positive integer, not {draws!r}")
         self._seed = int(seed)
         self._bits = bits
         self._draws = draws

@@ -11,6 +11,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
+from ..golden.errors import FpforgeValueError
 from ..golden.formats import ROUNDING_MODES
 
 __all__ = ["MODE_WIDTH", "SATURATE_CHOICES", "Rounder", "check_roundings", "check_saturate", "mode_is",
@@ -91,10 +92,10 @@ class Rounder(wiring.Component):
     def __init__(self, width, shift_width, modes=("rne",), rand_bits=16, thresh_bits=14, paper_literal=False,
                  expose=False, lsb_flip=False):
         if width < 1:
-            raise ValueError(f"width must be positive, not {width!r}")
+            raise FpforgeValueError(f"width must be positive, not {width!r}")
         modes = tuple(modes)
         if not modes or any(m not in _GENERIC for m in modes):
-            raise ValueError(f"modes must be drawn from {', '.join(_GENERIC)}, not {modes!r}")
+            raise FpforgeValueError(f"modes must be drawn from {', '.join(_GENERIC)}, not {modes!r}")
         self._width = width
         self._modes = modes
         self._rand_bits = rand_bits
@@ -207,18 +208,18 @@ def check_roundings(fmt, roundings):
     roundings = tuple(dict.fromkeys(roundings))
     for r in roundings:
         if r not in fmt.roundings:
-            raise ValueError(
+            raise FpforgeValueError(
                 f"format {fmt.name!r} has no rounding {r!r}; valid choices: {', '.join(fmt.roundings)}"
             )
     if not roundings:
-        raise ValueError("at least one rounding mode is needed")
+        raise FpforgeValueError("at least one rounding mode is needed")
     return roundings
 
 
 def check_saturate(saturate):
     saturate = {False: "off", True: "on"}.get(saturate, saturate)
     if saturate not in SATURATE_CHOICES:
-        raise ValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
+        raise FpforgeValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
     return saturate
 
 

@@ -2,7 +2,9 @@
 
 * :func:`cache_dir`: one documented per-user cache directory for everything fpforge rebuilds on demand
   (simulator builds, sweep and proof results): ``$FPFORGE_CACHE`` if set, else ``$XDG_CACHE_HOME/fpforge``,
-  else ``~/.cache/fpforge``; ``cache_dir("sim")`` is a subdirectory. ``fpforge clean`` empties it.
+  else ``~/.cache/fpforge``; ``cache_dir("sim")`` is a subdirectory. ``fpforge clean`` empties it. A root
+  fpforge creates gets a ``CACHEDIR.TAG`` (backup tools skip it; ``fpforge clean`` only empties a directory
+  that has one or is named ``fpforge``, so ``FPFORGE_CACHE=$HOME`` cannot make it delete a home).
 * :func:`write_atomic`: write through a temporary file in the destination's directory and an
   ``os.replace``, so a reader never sees a half-written file and an interrupted write leaves nothing.
 """
@@ -13,7 +15,12 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["cache_dir", "write_atomic"]
+__all__ = ["CACHEDIR_TAG", "cache_dir", "write_atomic"]
+
+#: The file marking fpforge's cache root (https://bford.info/cachedir/).
+CACHEDIR_TAG = "CACHEDIR.TAG"
+_TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file marks fpforge's cache (rebuilt on demand); `fpforge clean` empties it.\n")
 
 
 def cache_dir(kind: str | None = None) -> Path:
@@ -22,7 +29,14 @@ def cache_dir(kind: str | None = None) -> Path:
     if not root:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(base, "fpforge")
-    path = Path(root) / kind if kind else Path(root)
+    root = Path(root)
+    if not root.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            (root / CACHEDIR_TAG).write_text(_TAG_TEXT)
+        except OSError:
+            pass
+    path = root / kind if kind else root
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -20,6 +20,7 @@ import json
 import os
 from pathlib import Path
 
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from .cache import write_atomic
 
 __all__ = ["MISSING", "Store", "canonical_json", "digest"]
@@ -57,7 +58,7 @@ def digest(obj) -> str:
 
 def _check_key(key) -> str:
     if not isinstance(key, str) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
-        raise ValueError(f"store keys are 64 lower-case hex digits (fpforge.jobs.digest), not {key!r}")
+        raise FpforgeValueError(f"store keys are 64 lower-case hex digits (fpforge.jobs.digest), not {key!r}")
     return key
 
 
@@ -78,14 +79,14 @@ class Store:
 
     def __init__(self, directory):
         if not isinstance(directory, (str, os.PathLike)):
-            raise TypeError(f"Store directory must be a path, not {directory!r}")
+            raise FpforgeTypeError(f"Store directory must be a path, not {directory!r}")
         self.directory = Path(directory)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise ValueError(f"cannot use {str(directory)!r} as a result store: {e.strerror or e}") from None
+            raise FpforgeValueError(f"cannot use {str(directory)!r} as a result store: {e.strerror or e}") from None
         if not self.directory.is_dir():
-            raise ValueError(f"cannot use {str(directory)!r} as a result store: not a directory")
+            raise FpforgeValueError(f"cannot use {str(directory)!r} as a result store: not a directory")
         self.corrupt = 0
 
     def __repr__(self):

@@ -12,6 +12,8 @@ payload and expected to be 0.
 
 from __future__ import annotations
 
+from ..golden.errors import FpforgeValueError
+
 __all__ = ["bundle_wrapper"]
 
 
@@ -21,10 +23,10 @@ def bundle_wrapper(name: str, units: list) -> str:
     Output payload: unit 0's payload in the low bits, then unit 1's, …, then ``desync`` on top.
     """
     if not units:
-        raise ValueError("a bundle needs at least one unit")
+        raise FpforgeValueError("a bundle needs at least one unit")
     wi = units[0][1]
     if any(w > wi for _, w, _ in units):
-        raise ValueError("the first unit of a bundle must have the widest input payload")
+        raise FpforgeValueError("the first unit of a bundle must have the widest input payload")
     k = len(units)
     wo = sum(w for _, _, w in units) + 1
     lines = [f"// {k} stream units sharing one input stream (fpforge.sim.bundle).",

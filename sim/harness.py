@@ -138,7 +138,7 @@ class HarnessSpec:
             shift += w
         if name == "rand" and self.rand_bits:
             return shift, self.rand_bits
-        raise KeyError(name)
+        raise KeyError(name)  # not user input: callers ask for the spec's own fields
 
     def wrapper(self) -> str:
         """Verilog of ``fpforge_prove_top``: ``lanes`` instances of the unit."""

@@ -4,6 +4,8 @@ cocotb pays a fixed cost per signal access, so a testbench that sets one wide ve
 L values for the price of one. Every lane is an unmodified instance of the generated module.
 """
 
+from ..golden.errors import FpforgeValueError
+
 __all__ = ["lanes_wrapper", "verilog_port"]
 
 # SystemVerilog keywords that fpforge port names use; Amaranth writes such ports as escaped identifiers.
@@ -18,7 +20,7 @@ def verilog_port(name: str) -> str:
 def lanes_wrapper(top: str, ports: dict, lanes: int) -> str:
     """Verilog-2005 text of ``lanes_<top>``: each port ``p`` of width W becomes ``p_l[lanes*W-1:0]``."""
     if lanes < 1:
-        raise ValueError(f"lanes must be positive, not {lanes!r}")
+        raise FpforgeValueError(f"lanes must be positive, not {lanes!r}")
     names = [f"{p}_l" for p in ports]
     lines = [f"// {lanes} lanes of {top}, for cocotb throughput (fpforge.sim.lanes).",
              f"module lanes_{top}({', '.join(names)});"]

@@ -9,8 +9,9 @@ the whole command line (output name aside), the source text and the runtime's ve
 from the cache on a hit. Everything else (the model's own files, cocotb's ``verilator.cpp``, which
 includes the model's header) is compiled as usual.
 
-The cache lives in ``$FPFORGE_OBJCACHE``, by default ``$XDG_CACHE_HOME/fpforge/verilator``
-(``~/.cache/fpforge/verilator``). Entries are written atomically, so parallel builds may share it.
+The cache lives in ``$FPFORGE_OBJCACHE``, by default ``fpforge.jobs.cache_dir("verilator")`` (fpforge's
+one cache directory: ``~/.cache/fpforge/verilator`` unless ``$FPFORGE_CACHE`` or ``$XDG_CACHE_HOME`` say
+otherwise; ``fpforge clean`` empties it). Entries are written atomically, so parallel builds may share it.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ def cache_dir() -> Path:
     forced = os.environ.get("FPFORGE_OBJCACHE")
     if forced:
         return Path(forced)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "fpforge" / "verilator"
+    from ..jobs import cache_dir as fpforge_cache
+
+    return fpforge_cache("verilator")
 
 
 def shim() -> Path | None:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, random_bits
+from ..golden import DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, random_bits
 from ..golden.errors import FpforgeValueError, ToolError
 from ..jobs import cache_dir
 from .cases import unit_format
@@ -126,7 +126,7 @@ class _Golden:
             self.word = np.uint32 if src.bits == 32 else np.uint16
             self.src = src
             self.kwargs = dict(rounding=cond.mode, saturate=bool(cond.sat), nan_to_zero=bool(cfg.get("nan_to_zero")),
-                               rand_bits=cfg["rand_bits"])
+                               rand_bits=cfg.get("rand_bits", DEFAULT_RAND_BITS))
         else:
             self.word = np.uint32 if self.fmt.bits > 16 else np.uint16
             self.kwargs = {}

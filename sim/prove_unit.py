@@ -74,10 +74,11 @@ def unit_config(cfg) -> dict:
     if not isinstance(fmt, ScalarFormat) or fmt.name in SOURCES:  # a block format, or a source
         raise FpforgeValueError(f"fpforge prove handles scalar narrow formats, not {fmt.name!r}")
     cfg["format"] = fmt.name
-    cfg.setdefault("rand_bits", DEFAULT_RAND_BITS)
     if unit == "encoder":
         rounding = cfg.get("rounding") or fmt.roundings[:1]
         cfg["rounding"] = (rounding,) if isinstance(rounding, str) else tuple(rounding)
+        if "sr" in cfg["rounding"]:  # build_unit refuses rand_bits for a unit without sr
+            cfg.setdefault("rand_bits", DEFAULT_RAND_BITS)
         cfg["saturate"] = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate"))
         cfg.setdefault("source", "fp32")
     else:

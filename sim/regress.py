@@ -9,11 +9,30 @@ from pathlib import Path
 from amaranth import Shape
 from amaranth.lib.wiring import In
 
+from ..golden.errors import FpforgeValueError
+from ..golden.checks import as_int
+from ..golden.formats import get_format
 from ..hw.generate import build_unit, default_name, to_verilog
+from ..jobs import cache_dir
 from .cases import unit_case
-from .run import run_case
+from .run import SIMULATORS, SimulatorMissing, run_case
 
-__all__ = ["config_key", "default_lanes", "ports_of", "regress_bundle", "regress_unit", "stream_layouts"]
+__all__ = ["DEFAULT_VECTORS", "MAX_VECTORS", "config_key", "default_lanes", "default_vectors", "exhaustive",
+           "ports_of", "regress_bundle", "regress_unit", "resolve_vectors", "stream_layouts"]
+
+#: Random vectors a regression draws when the caller gives none, by simulator and unit: FP32 operands per
+#: (rounding, saturation) pair of an FP32-source encoder, blocks of a block unit, dot products of a dot unit
+#: (directed cases come on top). Sized so that every ``fpforge sim`` command of the README finishes in
+#: under 2 minutes on a 2-core machine, build included (docs/sim.md has the measured times). 16-bit
+#: sources and decoders are exhaustive and take no count. Long runs: ``--vectors N`` or ``make regress``.
+DEFAULT_VECTORS = {
+    "verilator": {"encoder": 100_000, "block-encoder": 20_000, "block-decoder": 20_000, "dot": 20_000,
+                  "scaled-encoder": 10_000},
+    "icarus": {"encoder": 20_000, "block-encoder": 1_000, "block-decoder": 2_000, "dot": 1_000,
+               "scaled-encoder": 10_000},
+}
+#: Most random vectors one regression takes (memory of the case arrays: ~100 bytes per vector and pair).
+MAX_VECTORS = 10_000_000
 
 
 def ports_of(component) -> dict:
@@ -45,8 +64,35 @@ def default_lanes(sim, vectors):
     return 64 if vectors > 100_000 else 16
 
 
-def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", lanes=None, stream_vectors=None,
-                 stall=0.3, biases=None, directed=True, smoke=None):
+def exhaustive(cfg) -> bool:
+    """The unit's stimulus is every input pattern (decoders, encoders of 16-bit sources): no vector count."""
+    return cfg["unit"] == "decoder" or (cfg["unit"] == "encoder" and cfg.get("source", "fp32") != "fp32")
+
+
+def default_vectors(cfg, sim) -> int | None:
+    """:data:`DEFAULT_VECTORS` for the unit of ``cfg`` on ``sim`` (None for an exhaustive unit)."""
+    if exhaustive(cfg):
+        return None
+    return DEFAULT_VECTORS[sim][cfg["unit"]]
+
+
+def resolve_vectors(cfg, sim, vectors) -> int | None:
+    """The random vector count a regression of ``cfg`` on ``sim`` uses: ``vectors`` checked (1..MAX_VECTORS;
+    an exhaustive unit takes none), or the default."""
+    if sim not in SIMULATORS:
+        raise SimulatorMissing(f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
+    if vectors is None:
+        return default_vectors(cfg, sim)
+    if exhaustive(cfg):
+        what = "every code" if cfg["unit"] == "decoder" else f"all {1 << get_format(cfg.get('source')).bits:,} " \
+                                                               f"{cfg.get('source')} patterns"
+        raise FpforgeValueError(f"a {cfg['unit']} of {cfg['format']} is checked on {what}: vectors (--vectors) "
+                                "applies to FP32-source encoders, block and dot units")
+    return as_int(vectors, "vectors", 1, MAX_VECTORS)
+
+
+def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None, stream_vectors=None,
+                 stall=0.3, biases=None, directed=True, progress=None, smoke=None):
     """Simulate the unit ``cfg`` (keywords of ``build_unit``) on ``sim`` against the golden model.
 
     Encoders get every (mode, sat) combination over all patterns of a 16-bit source, or ``vectors``
@@ -58,19 +104,26 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     (default: all of them) with random stalls after an unstalled exact-latency phase. Dot units
     (``unit="dot"``) get the directed dot products (unless ``directed`` is False) and ``vectors`` random
     ones; ``stages`` >= 1 runs as a stream. Scaled encoders (``unit="scaled-encoder"``) run ``vectors``
-    transfers of :func:`fpforge.sim.scaling.scaled_encoder_case` with stalls. ``smoke=N`` gives a
-    fixed-bias encoder, of any source, :func:`fpforge.sim.vectors.smoke_stimulus`'s ``N`` patterns (corners
-    and random) per (mode, sat) pair instead (the bulk check is the prove harness, ``make test``).
+    transfers of :func:`fpforge.sim.scaling.scaled_encoder_case` with stalls.
+
+    ``smoke=N`` gives a fixed-bias encoder, of any source, :func:`fpforge.sim.vectors.smoke_stimulus`'s ``N``
+    patterns (corners and random) per (mode, sat) pair instead (the bulk check is the prove harness, ``make test``).
+
+    ``vectors`` defaults to :func:`default_vectors` (per simulator); builds live under ``build_root``
+    (default ``fpforge.jobs.cache_dir("sim")``), one directory per configuration (:func:`config_key`),
+    reused while the configuration is the same. ``progress(done, total)`` is called as vectors complete.
     """
+    vectors = resolve_vectors(cfg, sim, vectors)
+    build_root = cache_dir("sim") if build_root is None else build_root
     unit = build_unit(**cfg)
     name = default_name(unit)
     verilog = to_verilog(unit, name)
     if cfg["unit"] == "dot":
-        return _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed)
+        return _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress)
     if cfg["unit"] == "scaled-encoder":
         from .scaling import regress_scaled
         return regress_scaled(cfg, sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
-                              build_root=build_root, stall=stall)
+                              build_root=build_root, stall=stall, progress=progress)
     if cfg["unit"] == "encoder":
         if smoke is not None:
             from .cases import unit_format
@@ -79,7 +132,7 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
             stim = smoke_stimulus(unit_format(cfg), cfg.get("source", "fp32"), smoke, seed)
             case = unit_case(cfg, seed=seed, biases=biases, stim=stim)
         else:
-            case = unit_case(cfg, n_random=vectors, seed=seed, biases=biases)
+            case = unit_case(cfg, n_random=vectors or 0, seed=seed, biases=biases)
     elif cfg["unit"] in ("block-encoder", "block-decoder"):
         case = unit_case(cfg, n_random=vectors, seed=seed)
     else:
@@ -91,7 +144,7 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
         lanes = default_lanes(sim, case.size)
     if cfg.get("latency", 0) == 0:
         return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=lanes,
-                        seed=seed, labels=case.labels)
+                        seed=seed, labels=case.labels, progress=progress)
     if stream_vectors is not None and stream_vectors < case.size:
         # Keep whole (mode, sat) blocks' prefixes: take the first stream_vectors of the case in order,
         # so generator draws stay aligned with the order values enter the unit.
@@ -100,41 +153,42 @@ def regress_unit(cfg, sim, *, vectors=100_000, seed=1, build_root="build/sim", l
     pin, pout = stream_layouts(unit)
     return run_case(sim, verilog, name, ports_of(unit.core), case, build_dir, kind="stream",
                     latency=unit.latency, seed=seed, labels=case.labels, payload_in=pin, payload_out=pout,
-                    stall=stall)
+                    stall=stall, progress=progress)
 
 
-def _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed):
+def _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress):
     from .cases import dot_case
 
     case = dot_case(cfg, n_random=vectors, seed=seed, directed=directed)
     build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
     if unit.stages == 0:
         return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=1, seed=seed,
-                        labels=case.labels)
+                        labels=case.labels, progress=progress)
     ports = {n: ("in", Shape.cast(s).width) for n, s in unit.input_ports.items()}
     ports.update({n: ("out", Shape.cast(s).width) for n, s in unit.output_ports.items()})
     pin, pout = stream_layouts(unit)
     return run_case(sim, verilog, name, ports, case, build_dir, kind="stream", latency=unit.latency, seed=seed,
-                    labels=case.labels, payload_in=pin, payload_out=pout, stall=stall)
+                    labels=case.labels, payload_in=pin, payload_out=pout, stall=stall, progress=progress)
 
 
-def regress_bundle(cfgs, sim, *, vectors=20_000, seed=1, build_root="build/sim", stall=0.3, directed=True):
+def regress_bundle(cfgs, sim, *, vectors=20_000, seed=1, build_root=None, stall=0.3, directed=True):
     """Simulate several dot units (``unit="dot"`` configurations with the same operand formats, r and
     stages, e.g. f = 16 and f = 32) in one model sharing one input stream (:mod:`fpforge.sim.bundle`),
     each checked against its own golden results on the same operands; returns one :class:`Result`."""
     from .bundle import bundle_wrapper
     from .cases import dot_bundle_case
 
+    build_root = cache_dir("sim") if build_root is None else build_root
     units = [build_unit(**c) for c in cfgs]
     names = [default_name(u) for u in units]
     if len({u.latency for u in units}) != 1 or units[0].latency < 1:
-        raise ValueError("bundled units must be streams with the same number of stages")
+        raise FpforgeValueError("bundled units must be streams with the same number of stages")
     pin, _ = stream_layouts(units[0])
     parts, pout, offset = [], [], 0
     for k, (u, n) in enumerate(zip(units, names)):
         uin, uout = stream_layouts(u)
         if uin != pin[: len(uin)]:
-            raise ValueError(f"{n}: its input payload {uin} is not a prefix of {names[0]}'s {pin}")
+            raise FpforgeValueError(f"{n}: its input payload {uin} is not a prefix of {names[0]}'s {pin}")
         w_in = sum(w for _, _, w in uin)
         w_out = sum(w for _, _, w in uout)
         pout += [(f"u{k}_{field}", offset + off, w) for field, off, w in uout]

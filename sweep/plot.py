@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import math
 
+from ..golden.errors import FpforgeValueError
+
 __all__ = ["LABELS", "plot_pareto"]
 
 #: Points labelled on the figure (row name -> label), when present.
@@ -73,11 +75,11 @@ def plot_pareto(result, fmt="png", title=None) -> bytes:
     from matplotlib.ticker import FuncFormatter, LogLocator
 
     if fmt not in ("png", "svg"):
-        raise ValueError(f"figure format must be png or svg, not {fmt!r}")
+        raise FpforgeValueError(f"figure format must be png or svg, not {fmt!r}")
     rows = [r for r in result.rows if r.get("cost") is not None and r.get("qsnr_db") is not None
             and math.isfinite(r["qsnr_db"])]
     if not rows:
-        raise ValueError("nothing to plot: no point has both a QSNR and a cost (run with synthesis)")
+        raise FpforgeValueError("nothing to plot: no point has both a QSNR and a cost (run with synthesis)")
     sp = result.space
     with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none", "font.size": 10}):
         fig, ax = plt.subplots(figsize=(9, 6), dpi=150)

@@ -8,6 +8,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
+from ..golden.errors import UnknownName
 from ..jobs import write_atomic
 
 __all__ = ["COLUMNS", "SweepResult", "memory_accesses", "memory_rel", "pareto"]
@@ -84,7 +85,7 @@ class SweepResult:
         for r in self.rows:
             if r["name"] == name:
                 return r
-        raise KeyError(name)
+        raise UnknownName(f"no point named {name!r} in this table")
 
     def csv(self) -> str:
         out = io.StringIO()

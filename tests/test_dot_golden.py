@@ -411,6 +411,8 @@ def test_operand_errors():
         dot(cfg, np.zeros((2, 32)), None, enc)
     with pytest.raises(ValueError, match="encoded in 'mx6'"):
         dot(cfg, encode_block("mx6", np.ones((2, 32), np.float32)), None, enc)
-    with pytest.raises(ValueError, match="select values for fp8 must be in 0..1"):
-        dot(DotConfig("fp8", 2, 16), np.zeros((1, 2)), None, np.zeros((1, 2)), select_a=[2])
+    with pytest.raises(ValueError, match=r"select_a of fp8 must be integer codes in 0\.\.1 .*, not 2"):
+        dot(DotConfig("fp8", 2, 16), np.zeros((1, 2), np.uint8), None, np.zeros((1, 2), np.uint8), select_a=[2])
+    with pytest.raises(TypeError, match=r"operand A codes of fp8 must be integer codes in 0\.\.255"):
+        dot(DotConfig("fp8", 2, 16), np.zeros((1, 2)), None, np.zeros((1, 2), np.uint8))
     assert dot("mx9", enc, "mx9", enc, f=16).y.shape == (2,)

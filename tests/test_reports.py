@@ -164,7 +164,7 @@ def test_plot_writes_png_and_identical_svg(tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["plot", "precision", "-o", "x.jpg"], "must end in .png or .svg"),
     (["plot", "precision", "-o", "x.svg", "--formats", "hif8,nope"], "unknown format 'nope'; valid formats:"),
-    (["plot", "precision", "-o", "x.svg", "--formats", ","], "--formats names no format"),
+    (["plot", "precision", "-o", "x.svg", "--formats", ","], "--formats ',' has an empty item"),
     (["plot", "precision", "-o", "no/such/dir/x.svg"], "cannot write 'no/such/dir/x.svg'"),
     (["plot", "scatter", "-o", "x.svg"], "invalid choice: 'scatter'"),
     (["table", "--summary", "hif8", "nope"], "unknown format 'nope'; valid formats: "),

@@ -169,12 +169,15 @@ def test_period_is_two_to_the_32_minus_one():
 
 def test_argument_validation():
     for bits in (0, 33, -1):
-        with pytest.raises(ValueError, match=r"random bits per value must be in 1\.\.32"):
+        with pytest.raises(ValueError, match=r"bits \(random bits per value\) must be an integer in 1\.\.32"):
             random_bits(1, 4, bits=bits)
-    with pytest.raises(ValueError, match="n and start must be non-negative"):
+    with pytest.raises(ValueError, match=r"n \(number of draws, non-negative\) must be an integer in 0\.\."):
         random_bits(1, -1)
-    with pytest.raises(ValueError, match="n and start must be non-negative"):
+    with pytest.raises(ValueError, match=r"start \(index of the first draw, non-negative\) must be"):
         random_bits(1, 4, start=-2)
+    for bad in (2.0, True, "4"):  # never cast
+        with pytest.raises(TypeError, match="must be an integer"):
+            random_bits(1, bad)
     empty = random_bits(1, 0)
     assert empty.shape == (0,) and empty.dtype == np.uint32
     assert rng.DEFAULT_RAND_BITS == 16

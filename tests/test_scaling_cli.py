@@ -86,10 +86,10 @@ def test_verilog_scaled_encoder(tmp_path):
     (["scaled-encoder", "-f", "e4m3", "--latency", "0"], "latency must be an integer >= 1, not 0"),
     (["scaled-encoder", "-f", "e4m3", "--lanes", "0"], "lanes must be an integer in 1..64, not 0"),
     (["scaled-encoder", "-f", "e4m3", "--source", "fp16"], "must be one of fp32, bf16, not 'fp16'"),
-    (["scaled-encoder", "-f", "e4m3", "--target", "bf16"], "--target applies to decoders"),
+    (["scaled-encoder", "-f", "e4m3", "--target", "bf16"], "a scaled-encoder unit does not take target"),
     (["scaled-encoder", "-f", "e4m3", "--scaling", "log"], "invalid choice: 'log'"),
-    (["encoder", "-f", "e4m3", "--lanes", "2"], "--lanes and --scaling apply to scaled-encoder units"),
-    (["dot", "--preset", "mx9", "--r", "16", "--f", "16", "--scaling", "pow2"], "apply to scaled-encoder units"),
+    (["encoder", "-f", "e4m3", "--lanes", "2"], "an encoder unit does not take lanes"),
+    (["dot", "--preset", "mx9", "--r", "16", "--f", "16", "--scaling", "pow2"], "a dot unit does not take scaling"),
 ])
 def test_verilog_scaled_encoder_bad_options(args, text, capsys):
     assert text in one_line_error(capsys, "verilog", *args)

@@ -32,8 +32,11 @@ def test_scaled_encoder_rejects_bad_parameters(kwargs, match):
 
 def test_build_unit_options():
     with pytest.raises(FpforgeValueError, match="latency must be an integer >= 1"):
-        build_unit("scaled-encoder", format="e4m3")
-    with pytest.raises(ValueError, match="lanes and scaling apply to scaled-encoder units"):
+        build_unit("scaled-encoder", format="e4m3", latency=0)
+    unit = build_unit("scaled-encoder", format="e4m3")  # latency defaults to 1 for a scaled encoder (as in the CLI)
+    unit._MustUse__silence = True
+    assert unit.latency == 1
+    with pytest.raises(ValueError, match="an encoder unit does not take lanes"):
         build_unit("encoder", format="e4m3", lanes=4)
     with pytest.raises(ValueError, match="scaling must be one of fp32, pow2"):
         Fp32Multiplier(scaling="e8m0")

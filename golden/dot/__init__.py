@@ -45,7 +45,7 @@ configurations whose widths exceed 62 bits); no Python loop per dot product or e
 the reference: decoded element values, products and sum in exact integers, rounded once to FP32.
 """
 
-from .config import F_RANGE, FP8, DotConfig, OperandSide, ScalarSet, operand_format
+from .config import F_RANGE, FP8, MAX_R, DotConfig, OperandSide, ScalarSet, operand_format
 from .exact import ERROR_FORMATS, ERROR_FS, ExactResult, dot_exact, error_sweep, quantized_operands
 from .operands import from_operand_words, operand_words
 from .pipeline import DotResult, dot, fp32_bits
@@ -58,6 +58,7 @@ __all__ = [
     "ExactResult",
     "F_RANGE",
     "FP8",
+    "MAX_R",
     "OperandSide",
     "ScalarSet",
     "dot",

@@ -12,14 +12,18 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..checks import describe
 from ..contract import BlockFormatLike
+from ..errors import FpforgeTypeError, FpforgeValueError
 from ..floatformat import FloatFormat
 from ..formats import get_format
 
-__all__ = ["DotConfig", "F_RANGE", "FP8", "OperandSide", "ScalarSet", "float_eoff_max", "operand_format"]
+__all__ = ["DotConfig", "F_RANGE", "FP8", "MAX_R", "OperandSide", "ScalarSet", "float_eoff_max", "operand_format"]
 
 #: Valid window widths f (bits of the fixed-point window, sign included).
 F_RANGE = (8, 256)
+#: Most elements per dot product (r) a configuration takes.
+MAX_R = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,23 @@ class ScalarSet:
     k2 = 1
 
     def __post_init__(self):
+        if not isinstance(self.formats, tuple):
+            raise FpforgeTypeError(f"ScalarSet formats must be a tuple of FloatFormat descriptors, not "
+                                   f"{describe(self.formats)}")
+        if not isinstance(self.name, str):
+            raise FpforgeTypeError(f"ScalarSet name must be a string, not {describe(self.name)}")
         if not self.formats:
-            raise ValueError("a scalar operand needs at least one element format")
+            raise FpforgeValueError("a scalar operand needs at least one element format")
         for f in self.formats:
             if not isinstance(f, FloatFormat) or f.dtype is not None:
-                raise ValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, ...), "
-                                 f"not {getattr(f, 'name', f)!r}")
+                raise FpforgeValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, ...), "
+                                        f"not {getattr(f, 'name', f)!r}")
+            # The datapath reads a sign bit, a fixed exponent bias and IEEE-style denormals from the code.
+            why = ("has a run-time bias" if f.runtime_bias else "is unsigned" if not f.signed
+                   else "flushes denormals" if f.ftz else None)
+            if why:
+                raise FpforgeValueError(f"{f.name} {why}: scalar dot-product elements are signed fixed-bias formats "
+                                        "(e4m3, e5m2, the FNUZ, FP6 and FP4 formats)")
         if not self.name:
             object.__setattr__(self, "name", "+".join(f.name for f in self.formats))
 
@@ -137,15 +152,15 @@ def operand_format(fmt):
     try:
         desc = get_format(fmt)
     except KeyError as e:
-        raise ValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
-                         f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
-                         f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, ...) or fp8") from None
+        raise FpforgeValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
+                                f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
+                                f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, ...) or fp8") from None
     if isinstance(desc, BlockFormatLike):
         return desc
     if isinstance(desc, FloatFormat) and desc.dtype is None:
         return ScalarSet((desc,))
-    raise ValueError(f"{getattr(desc, 'name', desc)!r} cannot be a dot-product operand; valid: block formats, "
-                     "narrow float formats (e4m3, e5m2, ...) or fp8")
+    raise FpforgeValueError(f"{getattr(desc, 'name', desc)!r} cannot be a dot-product operand; valid: block formats, "
+                            "narrow float formats (e4m3, e5m2, ...) or fp8")
 
 
 def float_eoff_max(el) -> int:
@@ -199,17 +214,19 @@ class DotConfig:
         object.__setattr__(self, "b", b)
         fam_a, fam_b = a.dot_side.family, b.dot_side.family
         if fam_a != fam_b:
-            raise ValueError(f"operands A ({a.name}, {fam_a}) and B ({b.name}, {fam_b}) must be of one "
-                             "family: both BDR, both OCP MX, or both scalar")
+            raise FpforgeValueError(f"operands A ({a.name}, {fam_a}) and B ({b.name}, {fam_b}) must be of one "
+                                    "family: both BDR, both OCP MX, or both scalar")
         if a.k1 != b.k1 or (fam_a == "bdr" and a.k2 != b.k2):
-            raise ValueError(f"operands A ({a.name}: k1={a.k1}, k2={a.k2}) and B ({b.name}: k1={b.k1}, "
-                             f"k2={b.k2}) must have the same block size k1 (and sub-block size k2)")
-        if not isinstance(self.r, (int, np.integer)) or isinstance(self.r, bool) or self.r < 1 or self.r % a.k1:
-            raise ValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r}")
+            raise FpforgeValueError(f"operands A ({a.name}: k1={a.k1}, k2={a.k2}) and B ({b.name}: k1={b.k1}, "
+                                    f"k2={b.k2}) must have the same block size k1 (and sub-block size k2)")
+        if not isinstance(self.r, (int, np.integer)) or isinstance(self.r, bool) or not 1 <= self.r <= MAX_R or \
+                self.r % a.k1:
+            raise FpforgeValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r} "
+                                    f"(at most {MAX_R})")
         lo, hi = F_RANGE
         if not isinstance(self.f, (int, np.integer)) or isinstance(self.f, bool) or not lo <= self.f <= hi:
-            raise ValueError(f"f (bits of the fixed-point window, sign included) must be an integer in "
-                             f"{lo}..{hi}, not {self.f!r}")
+            raise FpforgeValueError(f"f (bits of the fixed-point window, sign included) must be an integer in "
+                                    f"{lo}..{hi}, not {self.f!r}")
         object.__setattr__(self, "r", int(self.r))
         object.__setattr__(self, "f", int(self.f))
         object.__setattr__(self, "sa", a.dot_side)

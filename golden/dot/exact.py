@@ -9,6 +9,8 @@ from fractions import Fraction
 import numpy as np
 
 from ..block import decode_block, encode_block
+from ..checks import as_int, as_seed, as_source, describe
+from ..errors import FpforgeTypeError, FpforgeValueError
 from ..minifloat import decode, encode
 from .config import F_RANGE, DotConfig
 from .operands import as_operand, lead_shape
@@ -64,12 +66,12 @@ def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, se
     integers and rounded once to FP32. Same arguments as :func:`dot` (``f`` only names the config)."""
     cfg = _resolve_config(fmt_a, fmt_b, r, f if f is not None else F_RANGE[0], a) if not isinstance(
         fmt_a, DotConfig) else fmt_a
-    a, b = as_operand(cfg, cfg.sa, a), as_operand(cfg, cfg.sb, b)
+    a, b = as_operand(cfg, cfg.sa, a, "A"), as_operand(cfg, cfg.sb, b, "B")
     lead = lead_shape(cfg, cfg.sa, a, "A")
     lead_shape(cfg, cfg.sb, b, "B")
     n = int(np.prod(lead, dtype=np.int64))
-    va = _values(cfg.sa, a, n, cfg.r, _flat_select(select_a, lead))
-    vb = _values(cfg.sb, b, n, cfg.r, _flat_select(select_b, lead))
+    va = _values(cfg.sa, a, n, cfg.r, _flat_select(select_a, lead, cfg.sa, "select_a"))
+    vb = _values(cfg.sb, b, n, cfg.r, _flat_select(select_b, lead, cfg.sb, "select_b"))
     with np.errstate(invalid="ignore", over="ignore"):
         p = va * vb  # only for the special-value classes
     pnan = np.isnan(p)
@@ -105,13 +107,27 @@ def quantized_operands(cfg, x, select=0, side="a"):
     """Encode float32 vectors ``x`` (n, r) into the operand format of ``cfg`` (side ``a`` or ``b``): block
     formats with ``encode_block`` (their default rounding), scalar formats with a per-vector amax scale
     (the FP8 RFC's per-tensor scaling; the scale stays outside the dot product) and saturating rne."""
+    from ..qsnr import amax_scale
+
+    if not isinstance(cfg, DotConfig):
+        raise FpforgeTypeError(f"cfg must be a DotConfig, not {describe(cfg)}")
+    if not isinstance(side, str) or side not in ("a", "b"):
+        raise FpforgeValueError(f"side must be 'a' or 'b', not {side!r}")
     fmt = cfg.a if side == "a" else cfg.b
-    x = np.asarray(x, np.float32)
+    x = as_source(x).astype(np.float32)
+    if x.ndim != 2 or x.shape[1] != cfg.r:
+        raise FpforgeValueError(f"x must have shape (n, r = {cfg.r}), not {x.shape}")
     if fmt.dot_side.family == "scalar":
-        el = fmt.formats[select]
-        amax = np.abs(x).max(axis=-1, keepdims=True)
-        s = np.where(amax > 0, np.float32(el.max_value) / np.where(amax > 0, amax, 1), 1).astype(np.float32)
-        return encode(el, (x * s).astype(np.float32), rounding="rne", saturate=True).astype(np.uint64)
+        el = fmt.formats[as_int(select, "select", 0, len(fmt.formats) - 1)]
+        x64 = x.astype(np.float64)
+        amax = np.abs(x64).max(axis=-1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            s = np.where(amax > 0, amax_scale(el.max_value, np.where(amax > 0, amax, 1.0)), 1.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = (x64 * s).astype(np.float32)
+        return encode(el, v, rounding="rne", saturate=True).astype(np.uint64)
+    if select != 0:
+        raise FpforgeValueError(f"select picks one of several scalar element formats (fp8); {fmt.name} has none")
     return encode_block(fmt, x)
 
 
@@ -131,6 +147,22 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
     """
     from ..qsnr import gaussian_vectors
 
+    if isinstance(formats, str):
+        formats = (formats,)
+    if isinstance(fs, (int, np.integer)):
+        fs = (fs,)
+    for label, value in (("formats", formats), ("fs", fs)):
+        if not isinstance(value, (list, tuple)):
+            raise FpforgeTypeError(f"{label} must be a list or tuple, not {describe(value)}")
+    fs, formats = tuple(fs), tuple(formats)
+    r = as_int(r, "r", 1)
+    n_vectors = as_int(n_vectors, "n_vectors", 1)
+    if not formats or not fs:
+        raise FpforgeValueError(f"formats and fs must name at least one format and one f, not {formats!r}, {fs!r}")
+    seed = as_seed(seed, allow_none=False)
+    for name in formats:
+        for f in fs:
+            DotConfig(name, r, f)  # every format, r and f checked before the work
     rows = []
     xa = gaussian_vectors(n_vectors, r, seed)
     xb = gaussian_vectors(n_vectors, r, seed + 1)

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..block import BlockEncoding
+from ..checks import as_codes, as_int_array
 from ..classify import classify
+from ..errors import FpforgeTypeError, FpforgeValueError
 from .config import DotConfig
 from .operands import as_operand, lead_shape
 
@@ -58,13 +60,8 @@ def element_fields(el, codes):
 def _decode_side(side, data, n, nb, k1, n_sub, select):
     fmt = side.fmt
     if side.family == "scalar":
-        codes = np.asarray(data).astype(np.int64).reshape(n, nb, k1)
-        if codes.size and (codes.min() < 0 or codes.max() >= (1 << fmt.bits)):
-            raise ValueError(f"{fmt.name} codes must be in 0..{(1 << fmt.bits) - 1}")
-        sel = np.zeros(n, np.int64) if select is None else np.broadcast_to(np.asarray(select, np.int64), (n,))
-        if sel.size and (sel.min() < 0 or sel.max() >= len(fmt.formats)):
-            raise ValueError(f"select values for {fmt.name} must be in 0..{len(fmt.formats) - 1} "
-                             f"({', '.join(f.name for f in fmt.formats)})")
+        codes = np.asarray(data).astype(np.int64).reshape(n, nb, k1)  # checked by as_operand
+        sel = np.zeros(n, np.int64) if select is None else select  # checked by _flat_select
         out = None
         for idx, el in enumerate(fmt.formats):
             s, sig, eoff, nan, inf = _float_table(el, codes & ((1 << el.bits) - 1))
@@ -79,10 +76,10 @@ def _decode_side(side, data, n, nb, k1, n_sub, select):
         return _Elements(sign, mag, eoff, np.zeros((n, nb, n_sub), np.int64), np.zeros((n, nb), np.int64),
                          nan, inf, zero)
     if not isinstance(data, BlockEncoding):
-        raise TypeError(f"operand in {fmt.name} must be a BlockEncoding (encode_block, unpack, "
-                        f"from_operand_words), not {type(data).__name__}")
+        raise FpforgeTypeError(f"operand in {fmt.name} must be a BlockEncoding (encode_block, unpack, "
+                               f"from_operand_words), not {type(data).__name__}")
     if data.format != fmt or type(data.format) is not type(fmt):
-        raise ValueError(f"the operand is encoded in {data.format.name!r}, not {fmt.name!r}")
+        raise FpforgeValueError(f"the operand is encoded in {data.format.name!r}, not {fmt.name!r}")
     scale = np.asarray(data.scale).astype(np.int64).reshape(n, nb)
     elem = np.asarray(data.elem).astype(np.int64).reshape(n, nb, k1)
     if side.family == "bdr":
@@ -138,9 +135,15 @@ def _bitlen(x) -> np.ndarray:
 def fp32_bits(T, exp) -> np.ndarray:
     """FP32 bit patterns (uint32) of ``T * 2**exp`` (integer arrays, int64 or Python-int objects), rounded
     to nearest even once, with FP32 subnormals, ±Inf beyond the largest finite value, and +0 for T = 0."""
-    T = np.asarray(T)
-    exp = np.asarray(exp, np.int64)
-    T, exp = np.broadcast_arrays(T, exp)
+    T = as_int_array(T, "T")
+    exp = as_int_array(exp, "exp")
+    if exp.dtype == object:
+        raise FpforgeValueError("exp must fit in int64")
+    exp = exp.astype(np.int64)
+    try:
+        T, exp = np.broadcast_arrays(T, exp)
+    except ValueError:
+        raise FpforgeValueError(f"T of shape {T.shape} and exp of shape {exp.shape} do not broadcast") from None
     neg = T < 0
     M = np.where(neg, -T, T)
     if M.dtype != object:
@@ -244,14 +247,14 @@ def _pipeline(cfg, ea, eb, n):
 def _resolve_config(fmt_a, fmt_b, r, f, a):
     if isinstance(fmt_a, DotConfig):
         if fmt_b is not None or r is not None or f is not None:
-            raise ValueError("with a DotConfig, give the operands only (r, f and formats are in the config)")
+            raise FpforgeValueError("with a DotConfig, give the operands only (r, f and formats are in the config)")
         return fmt_a
     if f is None:
-        raise ValueError("f (bits of the fixed-point window) is required")
+        raise FpforgeValueError("f (bits of the fixed-point window) is required")
     if r is None:
         shape = a.shape if isinstance(a, BlockEncoding) else np.shape(a)
         if not shape:
-            raise ValueError("operand A has no element axis")
+            raise FpforgeValueError("operand A has no element axis")
         r = shape[-1]
     return DotConfig(fmt_a, r, f, fmt_b)
 
@@ -283,16 +286,17 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
     """
     cfg = _resolve_config(fmt_a, fmt_b, r, f, a)
     if b is None:
-        raise ValueError("operand B is required")
-    a, b = as_operand(cfg, cfg.sa, a), as_operand(cfg, cfg.sb, b)
+        raise FpforgeValueError("operand B is required")
+    a, b = as_operand(cfg, cfg.sa, a, "A"), as_operand(cfg, cfg.sb, b, "B")
     lead_a = lead_shape(cfg, cfg.sa, a, "A")
     lead_b = lead_shape(cfg, cfg.sb, b, "B")
     if lead_a != lead_b:
-        raise ValueError(f"operands A and B must hold the same number of dot products, not {lead_a} and {lead_b}")
+        raise FpforgeValueError(f"operands A and B must hold the same number of dot products, not {lead_a} and "
+                                f"{lead_b}")
     n = int(np.prod(lead_a, dtype=np.int64))
     args = (n, cfg.nb, cfg.k1, cfg.n_sub)
-    ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a))
-    eb = _decode_side(cfg.sb, b, *args, _flat_select(select_b, lead_a))
+    ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a, cfg.sa, "select_a"))
+    eb = _decode_side(cfg.sb, b, *args, _flat_select(select_b, lead_a, cfg.sb, "select_b"))
     T, exp = _pipeline(cfg, ea, eb, n)
     y = fp32_bits(T, exp)
     nan, pos, ngt = _specials(ea, eb, n) if cfg.specials else (np.zeros(n, bool),) * 3
@@ -303,7 +307,15 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
                      inf.reshape(lead_a))
 
 
-def _flat_select(select, lead):
+def _flat_select(select, lead, side=None, name="select"):
     if select is None:
         return None
-    return np.broadcast_to(np.asarray(select, np.int64), lead).reshape(-1)
+    # fp8 operands pick E4M3 (0) or E5M2 (1) per dot product; an operand with one element format (a block
+    # format, e4m3, ...) accepts only 0
+    n_formats = len(side.fmt.formats) if side is not None and side.family == "scalar" else 1
+    sel = as_codes(select, 0, name=name, hi=n_formats - 1, of=side.fmt.name if side is not None else None)
+    sel = sel.astype(np.int64)
+    try:
+        return np.broadcast_to(sel, lead).reshape(-1)
+    except ValueError:
+        raise FpforgeValueError(f"{name} of shape {sel.shape} does not broadcast to the {lead} dot products") from None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...golden import SOURCES, decode, get_format
+from ...golden.errors import FpforgeValueError
 from ...golden.formats import RUNTIME_BIASES
 
 __all__ = ["DEFAULT_BIASES", "EXHAUSTIVE_BIASES", "all_patterns", "directed", "random_patterns", "smoke_stimulus",
@@ -30,7 +31,7 @@ def all_patterns(source: str) -> np.ndarray:
     """Every bit pattern of a 16-bit source, as uint64."""
     src = SOURCES[source]
     if src.bits != 16:
-        raise ValueError(f"only 16-bit sources are enumerated, not {source!r}")
+        raise FpforgeValueError(f"only 16-bit sources are enumerated, not {source!r}")
     return np.arange(1 << 16, dtype=np.uint64)
 
 

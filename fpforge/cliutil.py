@@ -1,0 +1,151 @@
+"""What every ``fpforge`` subcommand shares: the usage error, option parsing helpers, output files.
+
+A subcommand is a module ``fpforge.cmd_<name>`` with ``add_parser(subparsers)`` and ``run(args) -> int``
+(registered in :data:`fpforge.cli.SUBCOMMANDS`). It reports bad input by raising an
+:class:`~fpforge.golden.errors.FpforgeError` (here :class:`UsageError` for command-line-only rules);
+``fpforge.cli.main`` prints it as one line and exits with status 2.
+
+Output files go through :func:`check_output` (before any long work: a bad ``-o`` fails at once, naming the
+user's path) and :func:`write_output` (atomic: a reader never sees half a file, a failure leaves nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .golden.errors import FpforgeError
+from .jobs import write_atomic
+
+__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "table_text", "timed",
+           "user_paths", "write_json", "write_output"]
+
+
+class UsageError(FpforgeError):
+    """A command line that breaks a rule of the command line itself (conflicting options, ...)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised as :class:`UsageError` (one line, exit code 2) instead of printing
+    the usage block and exiting."""
+
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def add_output(parser, *, required=False, help="output file (default: standard output)"):
+    """The ``-o/--output`` option (``-`` is standard output)."""
+    parser.add_argument("-o", "--output", default=None, required=required, metavar="FILE", help=help)
+
+
+def check_output(path, option="-o") -> None:
+    """Fail now, naming ``path``, if ``path`` cannot be written (so that no long work is done first).
+
+    ``None`` and ``-`` mean standard output. A directory, a missing or non-directory parent, a parent
+    without write permission and a read-only existing file are refused.
+    """
+    if path in (None, "-"):
+        return
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
+        raise UsageError(f"{option} needs a file name, not {path!r}")
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"cannot write {str(path)!r}: it is a directory (give a file name to {option})")
+    parent = p.absolute().parent
+    if not parent.exists():
+        raise UsageError(f"cannot write {str(path)!r}: directory {str(parent)!r} does not exist")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {str(path)!r}: {str(parent)!r} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {str(path)!r}: no permission to create files in {str(parent)!r}")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise UsageError(f"cannot write {str(path)!r}: the file is read-only")
+
+
+def write_output(path, data) -> None:
+    """Write ``data`` (str or bytes) to ``path`` atomically, or to standard output for None/``-``; an
+    OS error names the user's path, never the temporary file."""
+    if path in (None, "-"):
+        if isinstance(data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+        else:
+            sys.stdout.write(data)
+        return
+    check_output(path)
+    try:
+        write_atomic(path, data)
+    except OSError as e:
+        raise UsageError(f"cannot write {str(path)!r}: {e.strerror or e}") from None
+
+
+def timed(fn, *args, **kwargs):
+    """``(fn(*args, **kwargs), seconds)``."""
+    import time
+
+    t0 = time.monotonic()
+    result = fn(*args, **kwargs)
+    return result, time.monotonic() - t0
+
+
+def write_json(path, document) -> int:
+    """Write ``document`` as indented JSON (see :func:`write_output`); return exit status 0."""
+    import json
+
+    write_output(path, json.dumps(document, indent=2) + "\n")
+    return 0
+
+
+def comma_list(text, option, *, convert=None, example="") -> list:
+    """The items of a comma list option (``--formats a,b``): stripped, none empty, at least one; each passed
+    through ``convert`` (``int``: a ValueError names the bad item)."""
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip():
+        raise UsageError(f"{option} names nothing; give a comma list{f' (e.g. {option} {example})' if example else ''}")
+    if any(not t for t in items):
+        raise UsageError(f"{option} {text!r} has an empty item; give a comma list without empty entries"
+                         f"{f' (e.g. {option} {example})' if example else ''}")
+    if convert is None:
+        return items
+    out = []
+    for t in items:
+        try:
+            out.append(convert(t))
+        except ValueError:
+            kind = "integers" if convert is int else "values"
+            raise UsageError(f"{option} takes a comma list of {kind}{f' (e.g. {example})' if example else ''}, "
+                             f"not {text!r}") from None
+    return out
+
+
+def table_text(rows) -> str:
+    """Rows of strings as left-aligned columns separated by two spaces."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n" for r in rows)
+
+
+def human_size(n: int) -> str:
+    """``1536`` -> ``1.5 KiB``."""
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
+
+
+#: Options whose values are user paths: an OSError on one of them is the user's (fpforge.cli.main).
+_PATH_OPTIONS = ("output", "build_dir", "liberty", "files", "figure")
+
+
+def user_paths(args) -> list[str]:
+    """Absolute forms of the paths the user gave on this command line."""
+    out = []
+    for name in _PATH_OPTIONS:
+        value = getattr(args, name, None)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str) and v not in ("", "-"):
+                out.append(os.path.abspath(v))
+    return out

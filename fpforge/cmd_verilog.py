@@ -1,0 +1,24 @@
+"""``fpforge verilog``: a unit's Verilog, byte-identical for identical options."""
+
+from __future__ import annotations
+
+from .cliutil import add_output, check_output, write_output
+from .unitopts import add_unit_options
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub):
+    v = sub.add_parser("verilog", help="generate a unit's Verilog")
+    add_unit_options(v)
+    add_output(v)
+    v.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from .unitopts import build
+
+    check_output(args.output)
+    _, _, _, text = build(args)
+    write_output(args.output, text)
+    return 0

@@ -1,0 +1,536 @@
+"""Bad inputs a new user tries, as data: command lines (``CLI_CASES``) and Python API calls (``API_CASES``).
+
+Used by tests/test_cli_errors.py and tests/test_api_errors.py (each case must give one clear error) and by
+tests/bad_input_table.py (the table of the reliability issue: tried / clear error / traceback / silent).
+
+A CLI case is ``(id, argv, expected, setup)``: ``argv`` after ``fpforge``, with ``{dir}`` (an existing
+directory), ``{file}`` (an existing text file), ``{badlib}`` (a file that is not a liberty) and ``{empty}`` (an
+empty directory) substituted; ``expected`` is a substring of the one error line; ``setup`` sets
+environment variables (same placeholders). An API case is ``(id, call, exception type, substring)``.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+# -- command lines ----------------------------------------------------------------------------------------
+_GLOBAL = [
+    ("no-command", [], "required: COMMAND"),
+    ("unknown-command", ["nope"], "invalid choice: 'nope'"),
+    ("unknown-global-option", ["--bogus"], "required: COMMAND"),
+    ("formats-extra-argument", ["formats", "extra"], "unrecognized arguments: extra"),
+    ("formats-unknown-option", ["formats", "--bogus"], "unrecognized arguments: --bogus"),
+]
+
+_TABLE = [
+    ("table-no-format", ["table"], "required: format"),
+    ("table-unknown-format", ["table", "nope"], "unknown format 'nope'; valid formats:"),
+    ("table-empty-format", ["table", ""], "unknown format ''"),
+    ("table-bias-for-fixed-bias", ["table", "e4m3", "--bias", "3"], "has a fixed bias"),
+    ("table-runtime-bias-missing", ["table", "cfloat8_143"], "give --bias B (0..63)"),
+    ("table-bias-too-large", ["table", "cfloat8_143", "--bias", "64"], "--bias must be in 0..63, not 64"),
+    ("table-bias-negative", ["table", "cfloat8_143", "--bias", "-1"], "--bias must be in 0..63, not -1"),
+    ("table-bias-not-int", ["table", "cfloat8_143", "--bias", "x"], "invalid int value: 'x'"),
+    ("table-bias-float", ["table", "cfloat8_143", "--bias", "1.5"], "invalid int value: '1.5'"),
+    ("table-too-wide", ["table", "fp32"], "tables list formats of up to 16 bits"),
+    ("table-block-format", ["table", "mx9"], "is a block format"),
+    ("table-two-formats", ["table", "e4m3", "e5m2"], "table takes one format"),
+    ("table-ranges-fixed-bias", ["table", "--ranges", "e4m3"], "fixed bias"),
+    ("table-ranges-with-bias", ["table", "--ranges", "cfloat8_143", "--bias", "3"], "--ranges lists every bias"),
+    ("table-summary-needs-bias", ["table", "--summary", "cfloat8_143"], "give --bias B"),
+    ("table-summary-bias-no-runtime", ["table", "--summary", "e4m3", "--bias", "3"], "--bias applies to run-time"),
+    ("table-ieee-denormals-e4m3", ["table", "e4m3", "--ieee-denormals"], "ieee_denormals applies to"),
+    ("table-output-directory", ["table", "e4m3", "-o", "{dir}"], "is a directory"),
+    ("table-output-missing-dir", ["table", "e4m3", "-o", "nodir/t.txt"], "does not exist"),
+    ("table-output-parent-is-file", ["table", "e4m3", "-o", "{file}/t.txt"], "is not a directory"),
+    ("table-output-empty", ["table", "e4m3", "-o", ""], "needs a file name"),
+]
+
+_PLOT = [
+    ("plot-no-figure", ["plot"], "required: figure"),
+    ("plot-unknown-figure", ["plot", "histogram", "-o", "x.png"], "invalid choice: 'histogram'"),
+    ("plot-no-output", ["plot", "precision"], "required: -o/--output"),
+    ("plot-bad-extension", ["plot", "precision", "-o", "x.jpg"], "must end in .png or .svg"),
+    ("plot-empty-formats", ["plot", "precision", "-o", "x.png", "--formats", ""], "--formats names nothing"),
+    ("plot-empty-item", ["plot", "precision", "-o", "x.png", "--formats", "e4m3,,e5m2"], "has an empty item"),
+    ("plot-unknown-format", ["plot", "precision", "-o", "x.png", "--formats", "nope"], "unknown format 'nope'"),
+    ("plot-runtime-bias-missing", ["plot", "precision", "-o", "x.png", "--formats", "cfloat8_143"], "give a bias"),
+    ("plot-bias-too-large", ["plot", "precision", "-o", "x.png", "--bias", "99"], "--bias must be in 0..63"),
+    ("plot-block-format", ["plot", "precision", "-o", "x.png", "--formats", "mx9"], "scalar format"),
+    ("plot-bias-without-runtime-format", ["plot", "precision", "-o", "x.png", "--formats", "e4m3", "--bias", "3"],
+     "--bias applies to run-time-bias formats"),
+    ("plot-output-directory", ["plot", "precision", "-o", "{dir}.png"], "is a directory"),
+    ("plot-output-missing-dir", ["plot", "precision", "-o", "nodir/x.png"], "does not exist"),
+]
+
+_QSNR = [
+    ("qsnr-empty-formats", ["qsnr", "--formats", ""], "--formats names nothing"),
+    ("qsnr-only-commas", ["qsnr", "--formats", ",,"], "has an empty item"),
+    ("qsnr-unknown-format", ["qsnr", "--formats", "nope"], "unknown format 'nope'"),
+    ("qsnr-one-unknown", ["qsnr", "--formats", "mx9,nope"], "unknown format 'nope'"),
+    ("qsnr-zero-vectors", ["qsnr", "--vectors", "0"], "must be positive"),
+    ("qsnr-negative-vectors", ["qsnr", "--vectors", "-5"], "must be positive"),
+    ("qsnr-vectors-not-int", ["qsnr", "--vectors", "x"], "invalid int value: 'x'"),
+    ("qsnr-zero-length", ["qsnr", "--length", "0"], "must be positive"),
+    ("qsnr-length-not-block-multiple", ["qsnr", "--formats", "mxfp4_e2m1", "--length", "48"],
+     "not a multiple of mxfp4_e2m1's block size 32"),
+    ("qsnr-unknown-rounding", ["qsnr", "--formats", "e4m3", "--rounding", "foo"], "unknown rounding 'foo'"),
+    ("qsnr-rounding-offered-by-none", ["qsnr", "--formats", "mx9", "--rounding", "hr"], "offers rounding 'hr'"),
+    ("qsnr-too-many-values", ["qsnr", "--vectors", "100000", "--length", "100000"], "at most"),
+    ("qsnr-seed-not-int", ["qsnr", "--seed", "x"], "invalid int value: 'x'"),
+    ("qsnr-output-directory", ["qsnr", "--formats", "e4m3", "-o", "{dir}"], "is a directory"),
+    ("qsnr-output-missing-dir", ["qsnr", "--formats", "e4m3", "-o", "nodir/q.txt"], "does not exist"),
+    ("qsnr-json-output-directory", ["qsnr", "--formats", "e4m3", "--json", "-o", "{dir}"], "is a directory"),
+]
+
+_DOT_ERROR = [
+    ("dot-error-empty-f", ["dot-error", "--f", ""], "--f names nothing"),
+    ("dot-error-empty-f-item", ["dot-error", "--f", "8,,16"], "has an empty item"),
+    ("dot-error-f-not-int", ["dot-error", "--formats", "mx9", "--f", "8,x"], "comma list of integers"),
+    ("dot-error-f-too-small", ["dot-error", "--formats", "mx9", "--f", "4"], "must be an integer in 8..256, not 4"),
+    ("dot-error-f-too-large", ["dot-error", "--formats", "mx9", "--f", "300"], "must be an integer in 8..256"),
+    ("dot-error-r-not-multiple", ["dot-error", "--formats", "mx9", "--r", "20"], "multiple of k1 = 16"),
+    ("dot-error-r-zero", ["dot-error", "--formats", "mx9", "--r", "0"], "positive multiple"),
+    ("dot-error-r-negative", ["dot-error", "--formats", "mx9", "--r", "-16"], "positive multiple"),
+    ("dot-error-zero-vectors", ["dot-error", "--formats", "mx9", "--vectors", "0"], "must be positive"),
+    ("dot-error-too-many", ["dot-error", "--formats", "mx9", "--vectors", "10000000"], "at most"),
+    ("dot-error-unknown-format", ["dot-error", "--formats", "nope"], "unknown dot-product operand format"),
+    ("dot-error-source-format", ["dot-error", "--formats", "fp32"], "cannot be a dot-product operand"),
+    ("dot-error-tapered-format", ["dot-error", "--formats", "hif8"], "cannot be a dot-product operand"),
+    ("dot-error-runtime-bias-format", ["dot-error", "--formats", "cfloat8_143"], "has a run-time bias"),
+    ("dot-error-unsigned-format", ["dot-error", "--formats", "uhp"], "is unsigned"),
+    ("dot-error-empty-formats", ["dot-error", "--formats", ""], "--formats names nothing"),
+    ("dot-error-output-directory", ["dot-error", "--formats", "mx9", "--f", "16", "-o", "{dir}"], "is a directory"),
+]
+
+# Unit options: each row runs as `verilog ...`, `sim ...` and `synth ...` (rows marked "out" only with an
+# output file: verilog and synth).
+_UNIT = [
+    ("no-unit", [], "required: unit"),
+    ("unknown-unit", ["adder", "--format", "e4m3"], "invalid choice: 'adder'"),
+    ("encoder-no-format", ["encoder"], "encoder needs --format"),
+    ("unknown-format", ["encoder", "--format", "e9m9"], "unknown format 'e9m9'; valid formats:"),
+    ("source-format-as-format", ["encoder", "--format", "fp32"], "is a source/target format"),
+    ("block-format-scalar-unit", ["encoder", "--format", "mx9"], "is a block format; its units are"),
+    ("scalar-format-block-unit", ["block-encoder", "--format", "e4m3"], "is a scalar format; its units are"),
+    ("fp8-not-a-unit-format", ["encoder", "--format", "fp8"], "is a dot-product operand"),
+    ("unknown-rounding", ["encoder", "--format", "e4m3", "--rounding", "foo"], "has no rounding 'foo'"),
+    ("empty-rounding-item", ["encoder", "--format", "e4m3", "--rounding", "rne,,ta"], "has an empty item"),
+    ("rounding-not-offered", ["encoder", "--format", "e4m3", "--rounding", "hr"], "valid choices: rne, ta, rtz, sr"),
+    ("latency-negative", ["encoder", "--format", "e4m3", "--latency", "-1"], "latency must be an integer in 0..64"),
+    ("latency-too-large", ["encoder", "--format", "e4m3", "--latency", "65"], "latency must be an integer in 0..64"),
+    ("latency-not-int", ["encoder", "--format", "e4m3", "--latency", "x"], "invalid int value: 'x'"),
+    ("rand-bits-zero", ["encoder", "--format", "e4m3", "--rounding", "sr", "--rand-bits", "0"],
+     "rand_bits must be an integer in 1..32, not 0"),
+    ("rand-bits-too-large", ["encoder", "--format", "e4m3", "--rounding", "sr", "--rand-bits", "33"],
+     "rand_bits must be an integer in 1..32"),
+    ("rand-bits-without-sr", ["encoder", "--format", "e4m3", "--rand-bits", "8"], "rand_bits applies to encoders"),
+    ("seed-without-sr", ["encoder", "--format", "e4m3", "--seed", "3"], "seed applies to encoders"),
+    ("seed-not-int", ["encoder", "--format", "e4m3", "--rounding", "sr", "--seed", "x"], "invalid int value"),
+    ("saturate-and-sat-port", ["encoder", "--format", "e4m3", "--saturate", "--sat-port"], "choose one of"),
+    ("unknown-source", ["encoder", "--format", "e4m3", "--source", "fp64"], "valid choices: fp32, fp16, bf16"),
+    ("unknown-target", ["decoder", "--format", "e4m3", "--target", "int8"], "valid choices: fp32, fp16, bf16"),
+    ("encoder-with-target", ["encoder", "--format", "e4m3", "--target", "fp16"], "does not take target"),
+    ("decoder-with-source", ["decoder", "--format", "e4m3", "--source", "bf16"], "does not take source"),
+    ("decoder-with-rounding", ["decoder", "--format", "e4m3", "--rounding", "rne"], "does not take rounding"),
+    ("decoder-with-saturate", ["decoder", "--format", "e4m3", "--saturate"], "does not take saturate"),
+    ("decoder-with-nan-to-zero", ["decoder", "--format", "e4m3", "--nan-to-zero"], "does not take nan_to_zero"),
+    ("paper-literal-e5m2", ["encoder", "--format", "e5m2", "--paper-literal"], "paper_literal applies to HiF8"),
+    ("paper-literal-without-hr", ["encoder", "--format", "hif8", "--paper-literal"], "applies to hybrid rounding"),
+    ("ieee-denormals-e4m3", ["encoder", "--format", "e4m3", "--ieee-denormals"], "ieee_denormals applies to"),
+    ("compat-unknown", ["encoder", "--format", "hif8", "--compat", "arm"], "invalid choice: 'arm'"),
+    ("compat-empty", ["decoder", "--format", "hif8", "--compat", ""], "invalid choice: ''"),
+    ("compat-not-hif8", ["encoder", "--format", "e4m3", "--compat", "ascend"], "compat='ascend' applies to HiF8"),
+    ("compat-block-unit", ["block-encoder", "--format", "mx9", "--compat", "ascend"], "applies to HiF8"),
+    ("compat-scaled-e5m2", ["scaled-encoder", "--format", "e5m2", "--compat", "ascend"], "applies to HiF8"),
+    ("compat-dot", ["dot", "--preset", "mx9", "--r", "32", "--f", "16", "--compat", "ascend"],
+     "does not take compat"),
+    ("bdr-option-on-fp8", ["encoder", "--format", "e4m3", "--m", "3"], "apply to BDR formats"),
+    ("bdr-missing-params", ["block-encoder", "--format", "bdr", "--m", "3"], "--format bdr needs"),
+    ("bdr-m-too-large", ["block-encoder", "--format", "bdr", "--m", "30", "--k1", "16", "--d1", "8", "--k2", "2",
+                         "--d2", "1"], "m (magnitude bits) must be an integer 1..24"),
+    ("bdr-k2-not-divisor", ["block-encoder", "--format", "mx9", "--k2", "3"], "must divide k1 = 16, not 3"),
+    ("bdr-d1-too-large", ["block-encoder", "--format", "mx9", "--d1", "9"], "d1 (shared exponent bits) must be"),
+    ("bdr-d2-without-k2", ["block-encoder", "--format", "msfp12", "--d2", "1"], "has no sub-blocks"),
+    ("bdr-k1-too-large", ["block-encoder", "--format", "bdr", "--m", "7", "--k1", "100000", "--d1", "8", "--k2",
+                          "1", "--d2", "0"], "bits"),
+    ("block-source-fp16", ["block-encoder", "--format", "mx9", "--source", "fp16"], "valid choices: fp32, bf16"),
+    ("block-target-bf16", ["block-decoder", "--format", "mx9", "--target", "bf16"], "valid choices: fp32"),
+    ("block-saturate", ["block-encoder", "--format", "mx9", "--saturate"], "does not take saturate"),
+    ("block-decoder-rounding", ["block-decoder", "--format", "mx9", "--rounding", "ta"], "does not take rounding"),
+    ("encoder-with-r", ["encoder", "--format", "e4m3", "--r", "4"], "does not take r"),
+    ("encoder-with-preset", ["encoder", "--format", "e4m3", "--preset", "mx9"], "apply to dot units"),
+    ("encoder-with-b-preset", ["encoder", "--format", "e4m3", "--b-preset", "mx9"], "apply to dot units"),
+    ("encoder-with-stages", ["encoder", "--format", "e4m3", "--stages", "2"], "does not take stages"),
+    ("dot-no-preset", ["dot", "--r", "16", "--f", "16"], "dot needs --preset"),
+    ("dot-no-r-f", ["dot", "--preset", "mx9"], "dot needs --r"),
+    ("dot-with-format", ["dot", "--format", "mx9", "--r", "32", "--f", "16"], "takes --preset"),
+    ("dot-r-not-multiple", ["dot", "--preset", "mx9", "--r", "24", "--f", "16"], "multiple of k1 = 16"),
+    ("dot-f-too-small", ["dot", "--preset", "mx9", "--r", "32", "--f", "6"], "must be an integer in 8..256, not 6"),
+    ("dot-f-too-large", ["dot", "--preset", "mx9", "--r", "32", "--f", "300"], "must be an integer in 8..256"),
+    ("dot-stages-negative", ["dot", "--preset", "mx9", "--r", "32", "--f", "16", "--stages", "-2"],
+     "stages must be an integer in 0..64"),
+    ("dot-stages-too-large", ["dot", "--preset", "mx9", "--r", "32", "--f", "16", "--stages", "65"],
+     "stages must be an integer in 0..64"),
+    ("dot-with-latency", ["dot", "--preset", "mx9", "--r", "32", "--f", "16", "--latency", "2"],
+     "does not take latency"),
+    ("dot-with-rounding", ["dot", "--preset", "mx9", "--r", "32", "--f", "16", "--rounding", "rne"],
+     "does not take rounding"),
+    ("dot-unknown-preset", ["dot", "--preset", "nope", "--r", "32", "--f", "16"],
+     "unknown dot-product operand format"),
+    ("dot-source-preset", ["dot", "--preset", "fp32", "--r", "32", "--f", "16"], "cannot be a dot-product operand"),
+    ("dot-mixed-families", ["dot", "--preset", "mx9", "--b-preset", "mxfp8_e4m3", "--r", "32", "--f", "16"],
+     "must be of one family"),
+    ("dot-port-too-wide", ["dot", "--preset", "mx9", "--r", "1048576", "--f", "16"], "bits"),
+    ("dot-bdr-options-on-e4m3", ["dot", "--preset", "e4m3", "--m", "3", "--r", "4", "--f", "16"],
+     "apply to BDR formats"),
+    ("scaled-lanes-zero", ["scaled-encoder", "--format", "e4m3", "--lanes", "0"], "lanes must be an integer in 1..64"),
+    ("scaled-latency-zero", ["scaled-encoder", "--format", "e4m3", "--latency", "0"],
+     "latency must be an integer >= 1"),
+    ("scaled-unknown-scaling", ["scaled-encoder", "--format", "e4m3", "--scaling", "e8m0"], "invalid choice: 'e8m0'"),
+    ("scaled-target", ["scaled-encoder", "--format", "e4m3", "--target", "fp16"], "does not take target"),
+    ("lanes-on-encoder", ["encoder", "--format", "e4m3", "--lanes", "2"], "does not take lanes"),
+]
+_UNIT_OUT = [
+    ("output-directory", ["encoder", "--format", "e4m3", "-o", "{dir}"], "is a directory"),
+    ("output-missing-dir", ["encoder", "--format", "e4m3", "-o", "nodir/e.v"], "does not exist"),
+    ("output-parent-is-file", ["encoder", "--format", "e4m3", "-o", "{file}/e.v"], "is not a directory"),
+]
+_VERILOG = [
+    ("verilog-empty-name", ["verilog", "encoder", "--format", "e4m3", "--name", ""], "Verilog identifier"),
+    ("verilog-name-digit", ["verilog", "encoder", "--format", "e4m3", "--name", "1abc"], "Verilog identifier"),
+    ("verilog-name-dash", ["verilog", "encoder", "--format", "e4m3", "--name", "a-b"], "Verilog identifier"),
+    ("verilog-io-registers-stream", ["verilog", "dot", "--preset", "mx9", "--r", "32", "--f", "16", "--stages", "1",
+                                     "--io-registers"], "io_registers wraps the combinational unit"),
+]
+_SIM = [
+    ("sim-unknown-simulator", ["sim", "encoder", "--format", "e4m3", "--simulator", "modelsim"],
+     "invalid choice: 'modelsim'"),
+    ("sim-zero-vectors", ["sim", "encoder", "--format", "e4m3", "--vectors", "0"], "vectors must be an integer in 1.."),
+    ("sim-negative-vectors", ["sim", "encoder", "--format", "e4m3", "--vectors", "-1"], "vectors must be an integer"),
+    ("sim-too-many-vectors", ["sim", "encoder", "--format", "e4m3", "--vectors", "20000000"],
+     "vectors must be an integer in 1..10000000"),
+    ("sim-vectors-for-decoder", ["sim", "decoder", "--format", "e4m3", "--vectors", "100"], "is checked on every code"),
+    ("sim-vectors-for-fp16-source", ["sim", "encoder", "--format", "e4m3", "--source", "fp16", "--vectors", "100"],
+     "65,536 fp16 patterns"),
+    ("sim-biases-out-of-range", ["sim", "decoder", "--format", "cfloat8_143", "--biases", "1,99"],
+     "--biases takes integers in 0..63"),
+    ("sim-biases-not-int", ["sim", "decoder", "--format", "cfloat8_143", "--biases", "x"],
+     "--biases takes a comma list"),
+    ("sim-biases-empty", ["sim", "decoder", "--format", "cfloat8_143", "--biases", ""], "--biases takes a comma list"),
+    ("sim-biases-fixed-bias", ["sim", "decoder", "--format", "e4m3", "--biases", "1,2"], "--biases applies to"),
+    ("sim-io-registers", ["sim", "dot", "--preset", "mx9", "--r", "32", "--f", "16", "--io-registers"],
+     "--io-registers is for area reports"),
+    ("sim-name", ["sim", "encoder", "--format", "e4m3", "--name", "x"], "--name sets the module name"),
+    ("sim-seed-vectors-not-int", ["sim", "encoder", "--format", "e4m3", "--seed-vectors", "x"], "invalid int value"),
+    ("sim-build-dir-is-file", ["sim", "encoder", "--format", "e4m3", "--build-dir", "{file}"], "is not a directory"),
+    ("sim-icarus-missing", ["sim", "decoder", "--format", "e4m3", "--simulator", "icarus"],
+     "icarus: iverilog and vvp not found; apt-get install iverilog", {"PATH": "{empty}"}),
+    ("sim-verilator-missing-tools", ["sim", "decoder", "--format", "e4m3", "--simulator", "verilator"],
+     "verilator needs g++, make, perl on the host; apt-get install g++ make perl", {"PATH": "{empty}"}),
+    ("sim-all-missing", ["sim", "decoder", "--format", "e4m3", "--simulator", "all"], "no simulator available",
+     {"PATH": "{empty}"}),
+]
+_SYNTH = [
+    ("synth-liberty-missing", ["synth", "encoder", "--format", "e4m3", "--liberty", "/nonexistent/x.lib"],
+     "liberty file not found"),
+    ("synth-liberty-directory", ["synth", "encoder", "--format", "e4m3", "--liberty", "{dir}"],
+     "liberty path is not a file"),
+    ("synth-liberty-malformed", ["synth", "encoder", "--format", "e4m3", "--liberty", "{badlib}"], "malformed liberty"),
+    ("synth-yosys-missing", ["synth", "encoder", "--format", "e4m3"], "is not an executable yosys",
+     {"FPFORGE_YOSYS": "/nonexistent/yosys"}),
+]
+_SCALE = [
+    ("scale-no-format", ["scale"], "required: --format"),
+    ("scale-zero-scale", ["scale", "--format", "e4m3", "--scale", "0"], "scale must be finite and positive"),
+    ("scale-negative-amax", ["scale", "--format", "e4m3", "--amax", "-1"], "amax must be >= 0"),
+    ("scale-nothing-to-do", ["scale", "--format", "e4m3"], "give --amax A, --scale S or --values"),
+    ("scale-values-not-numbers", ["scale", "--format", "e4m3", "--values", "x"], "--values takes numbers"),
+    ("scale-empty-values", ["scale", "--format", "e4m3", "--values", ""], "--values names no value"),
+    ("scale-amax-and-scale", ["scale", "--format", "e4m3", "--amax", "1", "--scale", "2"], "not allowed with"),
+    ("scale-runtime-bias-missing", ["scale", "--format", "cfloat8_143", "--amax", "3"], "give --bias B"),
+    ("scale-block-format", ["scale", "--format", "mx9", "--amax", "1"], "applies to scalar formats"),
+    ("scale-rounding-without-values", ["scale", "--format", "e4m3", "--amax", "1", "--rounding", "foo"],
+     "apply to the casts of --values"),
+    ("scaling-demo-unknown-format", ["scaling-demo", "--format", "nope"], "unknown format 'nope'"),
+    ("scaling-demo-zero-steps", ["scaling-demo", "--steps", "0"], "steps must be a positive integer"),
+    ("scaling-demo-negative-steps", ["scaling-demo", "--steps", "-1"], "steps must be a positive integer"),
+    ("scaling-demo-zero-size", ["scaling-demo", "--size", "0"], "size must be a positive integer"),
+    ("scaling-demo-figure-extension", ["scaling-demo", "--figure", "x.jpg"], "must end in .png or .svg"),
+    ("scaling-demo-figure-directory", ["scaling-demo", "--figure", "{dir}.png"], "is a directory"),
+    ("scaling-demo-empty-histories", ["scaling-demo", "--histories", ""], "--histories names no value"),
+    ("scaling-demo-rounding-values", ["scaling-demo", "--rounding-values", "10"], "at least 4096"),
+    ("scaling-demo-runtime-bias-missing", ["scaling-demo", "--format", "cfloat8_143"], "give --bias B"),
+]
+_PROVE = [
+    ("prove-no-unit", ["prove"], "required: unit"),
+    ("prove-no-format", ["prove", "encoder"], "encoder needs --format"),
+    ("prove-block-format", ["prove", "encoder", "--format", "mx9"], "handles scalar narrow formats"),
+    ("prove-stream", ["prove", "encoder", "--format", "e4m3", "--latency", "1"], "combinational units"),
+    ("prove-bad-range", ["prove", "encoder", "--format", "e4m3", "--range", "x"], "--range"),
+    ("prove-all-with-format", ["prove", "all", "--format", "e4m3"], "--format"),
+    ("prove-only-without-all", ["prove", "encoder", "--format", "e4m3", "--only", "e4m3"],
+     "apply to `fpforge prove all`"),
+    ("prove-bias-fixed-format", ["prove", "encoder", "--format", "e4m3", "--bias", "3"], "--bias applies to"),
+    ("prove-jobs-zero", ["prove", "encoder", "--format", "e4m3", "--jobs", "0"], "jobs"),
+    ("prove-missing-verilog", ["prove", "encoder", "--format", "e4m3", "--verilog", "nope.v"], "nope.v"),
+    ("prove-compat-not-hif8", ["prove", "encoder", "--format", "e5m2", "--compat", "ascend"], "applies to HiF8"),
+    ("prove-compat-unknown", ["prove", "decoder", "--format", "hif8", "--compat", "arm"], "invalid choice: 'arm'"),
+    ("prove-all-compat", ["prove", "all", "--compat", "ascend"], "not --compat"),
+]
+_SWEEP = [
+    ("sweep-no-space", ["sweep"], "required: SPACE"),
+    ("sweep-unknown-space", ["sweep", "nope"], "unknown space 'nope'"),
+    ("sweep-missing-toml", ["sweep", "nodir/space.toml"], "unknown space"),
+    ("sweep-area-table-vectors", ["sweep", "area-fp8", "--vectors", "5"], "is an area table"),
+    ("sweep-zero-vectors", ["sweep", "small", "--vectors", "0"], "--vectors must be >= 1"),
+]
+_LINT = [
+    ("lint-no-files", ["lint"], "required: FILE"),
+    ("lint-missing-file", ["lint", "nope.v"], "cannot lint 'nope.v': no such file"),
+    ("lint-directory", ["lint", "{dir}"], "not a regular file"),
+    ("lint-perl-missing", ["lint", "{file}"], "verilator needs perl", {"PATH": "{empty}"}),
+]
+_CLEAN = [
+    ("clean-unknown-kind", ["clean", "nokind"], "no nokind in the cache"),
+    ("clean-unknown-option", ["clean", "--bogus"], "unrecognized arguments: --bogus"),
+    ("clean-foreign-directory", ["clean"], "does not look like fpforge's cache", {"FPFORGE_CACHE": "{dir}"}),
+    ("clean-cache-is-file", ["clean"], "is not a directory", {"FPFORGE_CACHE": "{file}"}),
+]
+
+
+def _rows(prefix, rows):
+    out = []
+    for row in rows:
+        ident, argv, expected, *setup = row
+        out.append((f"{prefix}{ident}", argv, expected, setup[0] if setup else {}))
+    return out
+
+
+def _unit_rows():
+    out = []
+    for cmd in ("verilog", "sim", "synth"):
+        for ident, argv, expected in _UNIT:
+            out.append((f"{cmd}-{ident}", [cmd, *argv], expected, {}))
+        if cmd != "sim":
+            for ident, argv, expected in _UNIT_OUT:
+                out.append((f"{cmd}-{ident}", [cmd, *argv], expected, {}))
+    return out
+
+
+CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
+             + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
+             + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _LINT)
+             + _rows("", _CLEAN))
+
+
+# -- Python API calls --------------------------------------------------------------------------------------
+def _api_cases():
+    from fpforge import golden
+    from fpforge.golden import dot as gdot
+    from fpforge.golden import qsnr as gq
+    from fpforge.hw import build_unit, to_verilog
+
+    x = np.ones(32, np.float32)
+    enc = golden.encode_block("mx9", np.ones((2, 32), np.float32))
+    cfg = gdot.DotConfig("mx9", 32, 16)
+    e4 = gdot.DotConfig("e4m3", 4, 16)
+    codes = np.zeros((1, 4), np.uint8)
+    T, V = TypeError, ValueError
+    cases = [
+        # decode: codes are integers in range, never cast
+        ("decode-float-list", lambda: golden.decode("e4m3", [1.7]), T, "codes of e4m3"),
+        ("decode-float-array", lambda: golden.decode("e4m3", np.array([1.0, 2.0])), T, "codes of e4m3"),
+        ("decode-bool-list", lambda: golden.decode("e4m3", [True, False]), T, "codes of e4m3"),
+        ("decode-bool-array", lambda: golden.decode("e4m3", np.array([True])), T, "codes of e4m3"),
+        ("decode-string", lambda: golden.decode("e4m3", "0x38"), T, "codes of e4m3"),
+        ("decode-object-array", lambda: golden.decode("e4m3", np.array([1, 2], object)), T, "codes of e4m3"),
+        ("decode-complex", lambda: golden.decode("e4m3", np.array([1j])), T, "codes of e4m3"),
+        ("decode-too-large", lambda: golden.decode("e4m3", [256]), V, "codes of e4m3"),
+        ("decode-negative", lambda: golden.decode("e4m3", [-1]), V, "codes of e4m3"),
+        ("decode-int16-out-of-range", lambda: golden.decode("e4m3", np.array([300], np.int16)), V, "codes of e4m3"),
+        ("decode-huge-int", lambda: golden.decode("e4m3", 2**70), V, "codes of e4m3"),
+        ("decode-ragged", lambda: golden.decode("e4m3", [[1], [1, 2]]), T, "codes of e4m3"),
+        ("decode-unknown-format", lambda: golden.decode("e9m9", [0]), V, "unknown format 'e9m9'"),
+        ("decode-format-int", lambda: golden.decode(5, [0]), T, "format must be"),
+        ("decode-block-format", lambda: golden.decode("mx9", [0]), V, "block format"),
+        ("decode-bias-fixed", lambda: golden.decode("e4m3", [0], bias=3), V, "fixed bias"),
+        ("decode-bias-missing", lambda: golden.decode("cfloat8_143", [0]), V, "run-time bias"),
+        ("decode-bias-float", lambda: golden.decode("cfloat8_143", [0], bias=2.0), T, "bias of 'cfloat8_143'"),
+        ("decode-bias-array-float", lambda: golden.decode("cfloat8_143", [0, 1], bias=np.array([1.0, 2.0])), T,
+         "bias of 'cfloat8_143'"),
+        ("decode-bias-array-64", lambda: golden.decode("cfloat8_143", [0, 1], bias=[1, 64]), V,
+         "bias of 'cfloat8_143'"),
+        ("decode-bias-shape", lambda: golden.decode("cfloat8_143", [0, 1, 2], bias=[1, 2]), V, "bias of shape"),
+        ("decode-ieee-denormals-int", lambda: golden.decode("cfloat8_143", [0], bias=1, ieee_denormals=1), T,
+         "ieee_denormals"),
+        ("decode-ieee-denormals-e4m3", lambda: golden.decode("e4m3", [0], ieee_denormals=True), V, "ieee_denormals"),
+        ("decode-bits-target", lambda: golden.decode_bits("e4m3", [0], "fp8"), V, "unknown target 'fp8'"),
+        ("decode-bits-target-int", lambda: golden.decode_bits("e4m3", [0], 32), V, "unknown target"),
+        ("decode-bits-float-codes", lambda: golden.decode_bits("e5m2", [0.5]), T, "codes of e5m2"),
+        ("decode-compat-unknown", lambda: golden.decode("hif8", [0], compat="arm"), V, "unknown compat 'arm'"),
+        ("decode-compat-not-hif8", lambda: golden.decode("e4m3", [0], compat="ascend"), V, "applies to HiF8"),
+        ("decode-compat-bool", lambda: golden.decode("hif8", [0], compat=True), T, "compat"),
+        ("decode-bits-compat-e5m2", lambda: golden.decode_bits("e5m2", [0], compat="ascend"), V, "applies to HiF8"),
+        ("encode-compat-unknown", lambda: golden.encode("hif8", x, compat="huawei"), V, "unknown compat"),
+        ("encode-compat-not-hif8", lambda: golden.encode("e5m2", x, compat="ascend"), V, "applies to HiF8"),
+        ("encode-compat-list", lambda: golden.encode("hif8", x, compat=["ascend"]), T, "compat"),
+        # encode: x must be FP32/FP16/BF16, options of the right type
+        ("encode-float64", lambda: golden.encode("e4m3", np.ones(3)), T, "source dtype"),
+        ("encode-int32", lambda: golden.encode("e4m3", np.ones(3, np.int32)), T, "source dtype"),
+        ("encode-list", lambda: golden.encode("e4m3", [1.0, 2.0]), T, "source dtype"),
+        ("encode-python-float", lambda: golden.encode("e4m3", 1.0), T, "source dtype"),
+        ("encode-bool-array", lambda: golden.encode("e4m3", np.array([True])), T, "source dtype"),
+        ("encode-fp8-dtype", lambda: golden.encode("e4m3", np.ones(2, ml_dtypes.float8_e4m3fn)), T, "source dtype"),
+        ("encode-object", lambda: golden.encode("e4m3", np.array([1.0], object)), T, "source dtype"),
+        ("encode-unknown-rounding", lambda: golden.encode("e4m3", x, rounding="nearest"), V, "has no rounding"),
+        ("encode-rounding-int", lambda: golden.encode("e4m3", x, rounding=0), V, "has no rounding"),
+        ("encode-rounding-hr-e4m3", lambda: golden.encode("e4m3", x, rounding="hr"), V, "has no rounding 'hr'"),
+        ("encode-saturate-string", lambda: golden.encode("e4m3", x, saturate="yes"), T, "saturate"),
+        ("encode-saturate-int", lambda: golden.encode("e4m3", x, saturate=1), T, "saturate"),
+        ("encode-nan-to-zero-none", lambda: golden.encode("e4m3", x, nan_to_zero=None), T, "nan_to_zero"),
+        ("encode-seed-float", lambda: golden.encode("e4m3", x, rounding="sr", seed=1.5), T, "seed"),
+        ("encode-seed-string", lambda: golden.encode("e4m3", x, rounding="sr", seed="7"), T, "seed"),
+        ("encode-rand-bits-zero", lambda: golden.encode("e4m3", x, rounding="sr", rand_bits=0), V, "rand_bits"),
+        ("encode-rand-bits-float", lambda: golden.encode("e4m3", x, rounding="sr", rand_bits=8.0), T, "rand_bits"),
+        ("encode-rand-float", lambda: golden.encode("e4m3", x, rounding="sr", rand=np.full(32, 0.5)), T, "rand"),
+        ("encode-rand-out-of-range", lambda: golden.encode("e4m3", x, rounding="sr", rand=np.full(32, 1 << 16)), V,
+         "rand"),
+        ("encode-rand-count", lambda: golden.encode("e4m3", x, rounding="sr", rand=np.zeros(3, int)), V, "rand"),
+        ("encode-rand-without-sr", lambda: golden.encode("e4m3", x, rand=np.zeros(32, int)), V, "rand"),
+        ("encode-paper-literal-e4m3", lambda: golden.encode("e4m3", x, paper_literal=True), V, "paper_literal"),
+        ("encode-paper-literal-int", lambda: golden.encode("hif8", x, rounding="hr", paper_literal=1), T,
+         "paper_literal"),
+        ("encode-bias-fixed", lambda: golden.encode("e5m2", x, bias=3), V, "fixed bias"),
+        ("encode-bias-too-large", lambda: golden.encode("cfloat8_152", x, bias=64), V, "bias of 'cfloat8_152'"),
+        ("encode-bias-bool", lambda: golden.encode("cfloat8_152", x, bias=True), T, "bias of 'cfloat8_152'"),
+        ("encode-block-format", lambda: golden.encode("mx9", x), V, "block format"),
+        ("encode-flags-float64", lambda: golden.encode_flags("e5m2", np.ones(2)), T, "source dtype"),
+        ("encode-with-flags-rounding", lambda: golden.encode_with_flags("hif8", x, rounding="rne2"), V,
+         "has no rounding"),
+        ("get-format-unknown", lambda: golden.get_format("e4m4"), V, "unknown format 'e4m4'"),
+        ("get-format-none", lambda: golden.get_format(None), T, "format must be"),
+        ("get-format-int", lambda: golden.get_format(8), T, "format must be"),
+        ("source-of-list", lambda: golden.source_of([1.0]), T, "source dtype"),
+        ("code-dtype-too-wide", lambda: golden.code_dtype(65), V, "65"),
+        ("random-bits-zero-bits", lambda: golden.random_bits(0, 4, 0), V, "random bits per value"),
+        ("random-bits-negative-n", lambda: golden.random_bits(0, -1), V, "non-negative"),
+        # block formats
+        ("bdr-m-zero", lambda: golden.bdr(0, 16, 8, 2, 1), V, "m (magnitude bits)"),
+        ("bdr-m-float", lambda: golden.bdr(7.0, 16, 8, 2, 1), V, "m (magnitude bits)"),
+        ("bdr-k2-not-divisor", lambda: golden.bdr(7, 16, 8, 3, 1), V, "k2 (sub-block size)"),
+        ("bdr-d1-too-large", lambda: golden.bdr(7, 16, 9, 2, 1), V, "d1 (shared exponent bits)"),
+        ("bdr-d2-too-large", lambda: golden.bdr(7, 16, 8, 2, 5), V, "d2 (sub-block shift bits)"),
+        ("encode-block-float64", lambda: golden.encode_block("mx9", np.ones(16)), T, "source dtype"),
+        ("encode-block-length", lambda: golden.encode_block("mx9", np.ones(15, np.float32)), V, "multiple of k1"),
+        ("encode-block-scalar", lambda: golden.encode_block("mx9", np.float32(1)), V, "multiple of k1"),
+        ("encode-block-rounding", lambda: golden.encode_block("mx9", x, rounding="hr"), V, "has no rounding"),
+        ("encode-block-scalar-format", lambda: golden.encode_block("e4m3", x), V, "not a block format"),
+        ("encode-block-seed-float", lambda: golden.encode_block("mx9", x, rounding="sr", seed=0.5), T, "seed"),
+        ("encode-block-rand-without-sr", lambda: golden.encode_block("mx9", x, rand=np.zeros(32, int)), V, "rand"),
+        ("decode-block-not-encoding", lambda: golden.decode_block("mx9", np.zeros(16)), T, "BlockEncoding"),
+        ("decode-block-other-format", lambda: golden.decode_block("mx6", enc), V, "encoding is in 'mx9'"),
+        ("block-encoding-float-elem", lambda: golden.BlockEncoding(enc.format, enc.scale, enc.shift,
+                                                                   enc.elem.astype(float)), T, "elem"),
+        ("block-encoding-elem-range", lambda: golden.BlockEncoding(enc.format, enc.scale, enc.shift,
+                                                                   enc.elem.astype(np.int32) + 256), V, "elem"),
+        ("block-encoding-shift-range", lambda: golden.BlockEncoding(enc.format, enc.scale, enc.shift + 2,
+                                                                    enc.elem), V, "shift"),
+        ("block-encoding-scale-range", lambda: golden.BlockEncoding(enc.format, enc.scale.astype(int) + 256,
+                                                                    enc.shift, enc.elem), V, "scale"),
+        ("block-encoding-shape", lambda: golden.BlockEncoding(enc.format, enc.scale, enc.shift, enc.elem[..., :8]),
+         V, "elem"),
+        ("block-encoding-format", lambda: golden.BlockEncoding(42, enc.scale, enc.shift, enc.elem), T, "format"),
+        ("pack-not-encoding", lambda: golden.pack("mx9", b"\x00" * 18), T, "BlockEncoding"),
+        ("unpack-int16-300", lambda: golden.unpack("mx9", np.array([300] * 18, np.int16), (16,)), V, "data"),
+        ("unpack-float-data", lambda: golden.unpack("mx9", np.zeros(18), (16,)), T, "data"),
+        ("unpack-short", lambda: golden.unpack("mx9", b"\x00" * 17, (16,)), V, "need 18 bytes"),
+        ("unpack-shape-float", lambda: golden.unpack("mx9", b"\x00" * 18, (16.0,)), T, "shape"),
+        ("unpack-shape-not-multiple", lambda: golden.unpack("mx9", b"\x00" * 18, (15,)), V, "shape"),
+        ("unpack-shape-negative", lambda: golden.unpack("mx9", b"\x00" * 18, (-16,)), V, "shape"),
+        ("block-words-not-encoding", lambda: golden.block_words("mx9", [0]), T, "BlockEncoding"),
+        ("from-block-words-float", lambda: golden.from_block_words("mx9", [1.5]), T, "words of mx9"),
+        ("from-block-words-negative", lambda: golden.from_block_words("mx9", [-1]), V, "words of mx9"),
+        ("from-block-words-too-wide", lambda: golden.from_block_words("mx9", [1 << 144]), V, "words of mx9"),
+        ("from-block-words-string", lambda: golden.from_block_words("mx9", "123"), T, "words"),
+        ("from-block-words-shape", lambda: golden.from_block_words("mx9", [0, 0], (16,)), V, "shape"),
+        ("quantize-float64", lambda: golden.quantize("mx6", np.ones(16)), T, "source dtype"),
+        # dot products
+        ("dot-config-r", lambda: gdot.DotConfig("mx9", 24, 16), V, "r must be a positive multiple"),
+        ("dot-config-f", lambda: gdot.DotConfig("mx9", 32, 7), V, "f (bits of the fixed-point window"),
+        ("dot-config-f-float", lambda: gdot.DotConfig("mx9", 32, 16.0), V, "f (bits of the fixed-point window"),
+        ("dot-config-families", lambda: gdot.DotConfig("mx9", 32, 16, "mxint8"), V, "must be of one family"),
+        ("dot-config-unknown", lambda: gdot.DotConfig("nope", 32, 16), V, "unknown dot-product operand format"),
+        ("dot-float-codes", lambda: gdot.dot(e4, np.full((1, 4), 56.7), None, codes), T, "operand A codes"),
+        ("dot-codes-range", lambda: gdot.dot(e4, codes, None, np.full((1, 4), 256)), V, "operand B codes"),
+        ("dot-select-float", lambda: gdot.dot(gdot.DotConfig("fp8", 4, 16), codes, None, codes, select_a=0.5), T,
+         "select_a"),
+        ("dot-select-range", lambda: gdot.dot(gdot.DotConfig("fp8", 4, 16), codes, None, codes, select_b=[2]), V,
+         "select_b"),
+        ("dot-select-block", lambda: gdot.dot(cfg, enc, None, enc, select_a=1), V, "select_a"),
+        ("dot-no-b", lambda: gdot.dot(cfg, enc), V, "operand B is required"),
+        ("dot-no-f", lambda: gdot.dot("mx9", enc, "mx9", enc), V, "f (bits of the fixed-point window) is required"),
+        ("dot-block-not-encoding", lambda: gdot.dot(cfg, np.zeros((2, 32), np.uint8), None, enc), T,
+         "BlockEncoding"),
+        ("dot-wrong-r", lambda: gdot.dot(gdot.DotConfig("mx9", 16, 16), enc, None, enc), V, "r = 16 elements"),
+        ("dot-exact-float-codes", lambda: gdot.dot_exact(e4, np.full((1, 4), 1.5), None, codes), T, "operand A"),
+        ("operand-words-float", lambda: gdot.operand_words("e4m3", np.full((1, 4), 0.5)), T, "data"),
+        ("operand-words-not-encoding", lambda: gdot.operand_words("mx9", np.zeros((1, 32), np.uint8)), T, "data"),
+        ("from-operand-words-float", lambda: gdot.from_operand_words("e4m3", [0.5], 4), T, "words"),
+        ("from-operand-words-negative", lambda: gdot.from_operand_words("e4m3", [-1], 4), V, "words"),
+        ("from-operand-words-r", lambda: gdot.from_operand_words("mx9", [0], 20), V, "r must be"),
+        ("fp32-bits-float", lambda: gdot.fp32_bits(np.array([1.5]), np.array([0])), T, "T must be"),
+        ("fp32-bits-exp-float", lambda: gdot.fp32_bits(np.array([1]), np.array([0.5])), T, "exp must be"),
+        ("quantized-operands-cfg", lambda: gdot.quantized_operands("mx9", np.ones((1, 32), np.float32)), T, "cfg"),
+        ("quantized-operands-float64", lambda: gdot.quantized_operands(cfg, np.ones((1, 32))), T, "source dtype"),
+        ("quantized-operands-side", lambda: gdot.quantized_operands(cfg, np.ones((1, 32), np.float32), side="c"), V,
+         "side"),
+        ("error-sweep-f", lambda: gdot.error_sweep(["mx9"], [4], r=32, n_vectors=2), V, "f (bits of the fixed-point"),
+        ("error-sweep-vectors", lambda: gdot.error_sweep(["mx9"], [16], r=32, n_vectors=0), V, "n_vectors"),
+        ("error-sweep-empty", lambda: gdot.error_sweep([], [16], r=32, n_vectors=2), V, "formats and fs"),
+        ("operand-format-fp32", lambda: gdot.operand_format("fp32"), V, "cannot be a dot-product operand"),
+        ("scalar-set-empty", lambda: gdot.ScalarSet(()), V, "at least one element format"),
+        # QSNR
+        ("qsnr-float64", lambda: gq.qsnr("e4m3", np.ones((2, 16))), T, "source dtype"),
+        ("qsnr-nan", lambda: gq.qsnr("e4m3", np.full((1, 4), np.nan, np.float32)), V, "finite"),
+        ("qsnr-scalar", lambda: gq.qsnr("e4m3", np.float32(1)), V, "last axis"),
+        ("qsnr-rounding", lambda: gq.qsnr("e4m3", np.ones((1, 4), np.float32), rounding="hr"), V, "has no rounding"),
+        ("qsnr-bound-scalar", lambda: gq.qsnr_bound("e4m3"), V, "BDR formats"),
+        ("qsnr-bound-rounding", lambda: gq.qsnr_bound("mx9", "hr"), V, "has no rounding"),
+        ("qsnr-table-rounding", lambda: gq.qsnr_table(("e4m3",), n_vectors=2, length=8, rounding="foo"), V,
+         "unknown rounding 'foo'"),
+        ("qsnr-table-none-offers", lambda: gq.qsnr_table(("mx9",), n_vectors=2, length=16, rounding="hr"), V,
+         "offers rounding"),
+        ("qsnr-table-empty", lambda: gq.qsnr_table((), n_vectors=2, length=16), V, "names no format"),
+        ("qsnr-table-length", lambda: gq.qsnr_table(("mx9",), n_vectors=2, length=20), V, "multiple of mx9"),
+        ("gaussian-zero-vectors", lambda: gq.gaussian_vectors(0), V, "n_vectors"),
+        ("gaussian-float-length", lambda: gq.gaussian_vectors(2, 8.0), T, "length"),
+        ("gaussian-huge", lambda: gq.gaussian_vectors(1 << 20, 1 << 10), V, "at most"),
+        ("gaussian-sigma", lambda: gq.gaussian_vectors(2, 8, 0, (5, 1)), V, "log2_sigma"),
+        ("gaussian-seed-float", lambda: gq.gaussian_vectors(2, 8, 0.5), T, "seed"),
+        # hardware
+        ("build-unit-unknown", lambda: build_unit("adder", format="e4m3"), V, "unknown unit 'adder'"),
+        ("build-unit-compat-e4m3", lambda: build_unit("encoder", format="e4m3", compat="ascend"), V, "applies to HiF8"),
+        ("build-unit-compat-unknown", lambda: build_unit("decoder", format="hif8", compat="arm"), V, "unknown compat"),
+        ("build-unit-compat-int", lambda: build_unit("encoder", format="hif8", compat=1), T, "compat"),
+        ("build-unit-compat-dot", lambda: build_unit("dot", format="mx9", r=32, f=16, compat="ascend"), V,
+         "does not take compat"),
+        ("build-unit-compat-block", lambda: build_unit("block-encoder", format="mx9", compat="ascend"), V,
+         "does not take compat"),
+        ("build-unit-latency-float", lambda: build_unit("encoder", format="e4m3", latency=1.5), T, "latency"),
+        ("build-unit-latency-large", lambda: build_unit("encoder", format="e4m3", latency=10**6), V, "latency"),
+        ("build-unit-saturate-string", lambda: build_unit("encoder", format="e4m3", saturate="yes"), T, "saturate"),
+        ("build-unit-rand-bits", lambda: build_unit("encoder", format="e4m3", rounding=("sr",), rand_bits=0), V,
+         "rand_bits"),
+        ("build-unit-rand-bits-no-sr", lambda: build_unit("encoder", format="e4m3", rand_bits=8), V, "rand_bits"),
+        ("build-unit-target-encoder", lambda: build_unit("encoder", format="e4m3", target="fp16"), V, "target"),
+        ("build-unit-rounding-empty", lambda: build_unit("encoder", format="e4m3", rounding=()), V, "rounding"),
+        ("build-unit-rounding-int", lambda: build_unit("encoder", format="e4m3", rounding=3), T, "rounding"),
+        ("build-unit-dot-latency", lambda: build_unit("dot", format="mx9", r=32, f=16, latency=1), V, "latency"),
+        ("to-verilog-empty-name", lambda: to_verilog(build_unit("decoder", format="e4m3"), ""), V, "module name"),
+    ]
+    return cases
+
+
+API_CASES = _api_cases()
