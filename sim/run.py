@@ -197,17 +197,20 @@ def _progress_watch(path: Path, progress, total: int):
         yield
         return
     stop = threading.Event()
+    last = [-1]
+
+    def report():
+        try:
+            done = int(path.read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return
+        if done != last[0]:
+            progress(min(done, total), total)
+            last[0] = done
 
     def poll():
-        last = -1
         while not stop.wait(0.25):
-            try:
-                done = int(path.read_text().split()[0])
-            except (OSError, ValueError, IndexError):
-                continue
-            if done != last:
-                progress(min(done, total), total)
-                last = done
+            report()
 
     progress(0, total)
     thread = threading.Thread(target=poll, name="fpforge-progress", daemon=True)
@@ -217,6 +220,7 @@ def _progress_watch(path: Path, progress, total: int):
     finally:
         stop.set()
         thread.join()
+        report()  # the final count: a run shorter than one poll interval still reports its end
 
 
 def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=0, lanes=64, seed=1,
