@@ -12,11 +12,13 @@ Fast tier (`make test`):
   thresholds) plus 256 slices of 512 patterns (half anywhere, half in the format's range): 142k–160k
   patterns per pair, more than the 100k random of the cocotb run it replaces; `sr` with draw i on pattern i
   (seed 0), as `fpforge prove` drives it;
-- the same shapes on cocotb, both simulators, as a smoke run (the testbench and ports): 2,000 patterns per
-  (mode, sat) pair, half directed corners (the specials always) and half random;
+- the same shapes on cocotb as a smoke run (the testbench and ports): 2,000 patterns per (mode, sat) pair,
+  half directed corners (the specials always) and half random; every shape on Icarus, one source per
+  format on Verilator (the others in make regress);
 - stream variants with random valid/ready stalls and an exact-latency check (300 patterns per pair),
   including encoders whose own xorshift32 generator must reproduce the golden codes for the seed;
-- every decoder (8 formats × 3 targets) on all of its 256 codes on cocotb, both simulators.
+- every decoder (8 formats × 3 targets) on all of its 256 codes on cocotb: every one on Icarus, one target
+  per format on Verilator (the others in make regress).
 Long tier (`make regress`, marked slow): 10M random FP32 patterns per encoder configuration, every FP16 /
 BF16 pattern and the fixed-option builds with 100k on cocotb, the streams with 12,000 transfers.
 """
@@ -47,10 +49,16 @@ def test_encoder_every_mode_and_saturation_on_harness(fmt, source, harness_check
     assert results[0].vectors >= (65_536 if source != "fp32" else 100_000)
 
 
+def _shapes_on_both_simulators():
+    """(fmt, source, sim) of every shape: every one on Icarus (a build takes a second); on Verilator, whose
+    bulk check of every shape runs on the harness above, one source per format in make test (the sources
+    taken in turn, so each occurs), the others in make regress."""
+    return [pytest.param(fmt, source, sim, marks=[pytest.mark.slow] if sim == "verilator" and j != i % 3 else [])
+            for i, fmt in enumerate(FORMATS) for j, source in enumerate(SOURCES) for sim in SIMS]
+
+
 @pytest.mark.sim
-@pytest.mark.parametrize("sim", SIMS)
-@pytest.mark.parametrize("source", SOURCES)
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt, source, sim", _shapes_on_both_simulators())
 def test_encoder_every_mode_and_saturation(fmt, source, sim, regress):
     """cocotb smoke run: every (mode, sat) pair on SMOKE patterns."""
     result = regress(_every_mode(fmt, source), sim, smoke=SMOKE, seed=3)
@@ -108,9 +116,7 @@ def test_stream_latency_and_backpressure(cfg, sim, regress):
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("sim", SIMS)
-@pytest.mark.parametrize("target", SOURCES)
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt, target, sim", _shapes_on_both_simulators())
 def test_decoder_all_codes(fmt, target, sim, regress):
     result = regress(dict(unit="decoder", format=fmt, target=target), sim)
     assert result.vectors == 1 << get_format(fmt).bits
