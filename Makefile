@@ -12,9 +12,10 @@ setup:
 	$(PY) -m pip install --quiet -e ".[test,native]"
 	$(PY) -m fpforge formats > /dev/null
 
-# Fast tier: golden model, gateware, synthesis and every cocotb regression of the issue on both
-# simulators (Icarus is skipped, visibly, where iverilog is missing).
+# Fast tier: ruff (pyflakes + isort), then the golden model, gateware, synthesis, the bulk checks on the prove
+# harness and the cocotb regressions on both simulators (Icarus is skipped, visibly, where iverilog is missing).
 test:
+	$(VENV)/bin/ruff check --quiet .
 	$(PY) -m pytest -n $(JOBS) --dist worksteal -m "not slow" tests
 
 # Long tier: >= 10M random FP32 patterns per configuration and the other exhaustive sweeps.

@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 from timing import best
 
-from fpforge.golden import SOURCES, encode_with_flags, minifloat, random_bits
+from fpforge.golden import encode_with_flags, minifloat, random_bits
 
 N = int(next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--n=")), 10_000_000))
 N_EXACT = min(N, 1_000_000)

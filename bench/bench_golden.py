@@ -7,7 +7,6 @@ CFloat8 has no library implementation: its lines compare with ml_dtypes' E4M3 ca
 (scaled by 2^-20, into the range of bias 27), the nearest known format.
 """
 
-import time
 import warnings
 
 import ml_dtypes

@@ -161,9 +161,9 @@ def _command(args):
 
 
 def run(args) -> int:
+    from .cliutil import check_output, write_output
     from .golden import get_format, list_formats
     from .golden.errors import FpforgeValueError
-    from .cliutil import check_output, write_output
     from .golden.scaling_demo import double_rounding_table, run_demo, summary_rows
     from .jobs import write_atomic
     from .plots import plot_scaling

@@ -93,7 +93,7 @@ class _Bar:
 
 
 def run(args) -> int:
-    from .sim.regress import resolve_vectors, regress_unit
+    from .sim.regress import regress_unit, resolve_vectors
     from .sim.run import SimulatorMissing, available_simulators
     from .unitopts import unit_config
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import rng
-from .blockformat import (BLOCK_NAMES, E8M0, INT8, BlockFormat, IntElement, MXFormat, ScaleFormat, bdr)
+from .blockformat import BLOCK_NAMES, E8M0, INT8, BlockFormat, IntElement, MXFormat, ScaleFormat, bdr
 from .checks import as_codes, as_int, as_seed, as_source, describe
 from .contract import BlockFormatLike
 from .errors import FpforgeTypeError, FpforgeValueError

@@ -40,7 +40,7 @@ import numpy as np
 
 from . import rng
 from .errors import FpforgeValueError
-from .formats import SOURCES, FloatFormat, Flag, TaperedFormat
+from .formats import SOURCES, FloatFormat, TaperedFormat
 
 __all__ = ["CHUNK", "TABLE_BYTES", "Draws", "encode", "encode_fast", "fast_path", "table_bytes"]
 

@@ -15,8 +15,20 @@ import numpy as np
 
 from .errors import FpforgeTypeError
 from .floatformat import DENORMAL_STYLES, NAN_STYLES, FloatFormat
-from .registry import (_REGISTRY, _RESOLVERS, ROUNDING_MODES, RUNTIME_BIAS_BITS, RUNTIME_BIASES, VARIANT_FLAGS, Flag,
-                       get_format, list_formats, list_variants, register, resolve_variant)
+from .registry import (
+    _REGISTRY,
+    _RESOLVERS,
+    ROUNDING_MODES,
+    RUNTIME_BIAS_BITS,
+    RUNTIME_BIASES,
+    VARIANT_FLAGS,
+    Flag,
+    get_format,
+    list_formats,
+    list_variants,
+    register,
+    resolve_variant,
+)
 from .taperedformat import COMPAT_CHOICES, TaperedFormat
 
 __all__ = [

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import as_int, broadcast
-from .errors import FpforgeTypeError, FpforgeValueError
 from .contract import ScalarFormat
+from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import get_format
 from .fp32mul import SCALE_EXP_BITS, SCALE_EXP_RANGE, fp32_mul, pow2_mul
 from .fp32mul import fp32_value as _fp32

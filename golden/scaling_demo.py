@@ -21,8 +21,8 @@ import numpy as np
 from .errors import FpforgeValueError
 from .formats import Flag, get_format
 from .fp32mul import _round_product, fp32_mul, fp32_value
-from .scaling import DelayedScaling, amax, format_max, scale_from_amax, scaled_encode_with_flags, unscale
 from .minifloat import encode_with_flags
+from .scaling import DelayedScaling, amax, format_max, scale_from_amax, scaled_encode_with_flags, unscale
 
 __all__ = ["DEFAULT_HISTORIES", "DEFAULT_MARGINS", "double_rounding_table", "drifting_tensor", "log2_sigma",
            "recipes", "round_to_odd_product", "run_demo", "summary_rows"]

@@ -26,8 +26,8 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
+from ..golden.block import BlockFormat, _block_format
 from ..golden.errors import FpforgeValueError
-from ..golden.block import BlockFormat, MXFormat, _block_format
 from ..golden.formats import ROUNDING_MODES, SOURCES
 from ..golden.rng import DEFAULT_RAND_BITS
 from .classify import classify, float_fields, highest_one, unpack_source
@@ -335,7 +335,6 @@ class _ToFP32(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
-        qb = self._q_bits
         p = highest_one(m, self.q, "lead")
         e = Signal(_EXP)
         m.d.comb += e.eq(self.lsb + p)

@@ -21,8 +21,7 @@ from ..golden.rng import DEFAULT_RAND_BITS
 from .classify import fields as _fields
 from .classify import highest_one, unpack_source
 from .names import format_label
-from .rounding import (MODE_WIDTH, SATURATE_CHOICES, _span, check_roundings, check_saturate, mode_is,
-                       round_to_format)
+from .rounding import MODE_WIDTH, SATURATE_CHOICES, _span, check_roundings, check_saturate, mode_is, round_to_format
 
 # The shared encoder parts moved to .rounding and .classify; the names stay importable from here.
 __all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "check_roundings", "check_saturate", "mode_is", "round_to_format",
@@ -140,7 +139,6 @@ class Encoder(wiring.Component):
         # quantum's binade (the gap binade for the guide's denormals).
         sign, exp, sig, nan, inf, nonzero, subnormal = unpack_source(
             m, src, self.a, normalize=src.emin > emin_lo - guide, width=max(src.mbits, fmt.mbits) + 1)
-        ms = len(sig) - 1
 
         # emin = 1 - bias: a constant, or from the run-time bias port.
         if fmt.runtime_bias:

@@ -36,8 +36,8 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from ..golden.errors import FpforgeValueError
 from ..golden.dot import DotConfig
+from ..golden.errors import FpforgeValueError
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
@@ -209,7 +209,6 @@ class DotProduct(wiring.Component):
     # -- elaboration --------------------------------------------------------------------------------------
     def elaborate(self, platform):
         m = Module()
-        cfg = self._cfg
         if self._stages == 0:
             src = {n: getattr(self, n) for n in self._ins}
             advance = None

@@ -4,10 +4,8 @@ registers on every port (:class:`RegisteredIO`, the area method of seed 004)."""
 from amaranth import Module, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
-from amaranth.utils import bits_for
 
 from ..golden.errors import FpforgeValueError
-from ..golden.rng import DEFAULT_RAND_BITS
 from .rng import Xorshift32
 
 __all__ = ["Pipeline", "RegisteredIO"]

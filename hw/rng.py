@@ -4,8 +4,8 @@ from amaranth import Cat, Module, Signal
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from ..golden.errors import FpforgeValueError
 from ..golden import rng as golden_rng
+from ..golden.errors import FpforgeValueError
 
 __all__ = ["Xorshift32"]
 

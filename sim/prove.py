@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..golden import DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, random_bits
+from ..golden import DEFAULT_RAND_BITS, SOURCES, decode_bits, encode_with_flags, random_bits
 from ..golden.errors import FpforgeValueError, ToolError
 from ..jobs import cache_dir
 from .cases import unit_format

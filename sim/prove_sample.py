@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..golden import SOURCES, get_format, random_bits
+from ..golden import SOURCES, random_bits
 from ..golden.errors import FpforgeValueError, ToolError
 from .harness import HarnessRun, build_harness
 from .prove import PROOF_SEED, ProofResult, ProofUnit, _Golden

@@ -9,8 +9,8 @@ from pathlib import Path
 from amaranth import Shape
 from amaranth.lib.wiring import In
 
-from ..golden.errors import FpforgeValueError
 from ..golden.checks import as_int
+from ..golden.errors import FpforgeValueError
 from ..golden.formats import get_format
 from ..hw.generate import build_unit, default_name, to_verilog
 from ..jobs import cache_dir

@@ -18,10 +18,18 @@ from pathlib import Path
 import numpy as np
 
 from ..golden import ROUNDING_MODES, SOURCES, random_bits
-from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.scaling import SCALE_EXP_BITS, SCALE_EXP_RANGE, amax, fp32_mul, pow2_mul, running_amax
-from ..golden.scaling import scale_from_amax, scaled_encode_with_flags
 from ..golden.layout import pack_lanes
+from ..golden.rng import DEFAULT_RAND_BITS
+from ..golden.scaling import (
+    SCALE_EXP_BITS,
+    SCALE_EXP_RANGE,
+    amax,
+    fp32_mul,
+    pow2_mul,
+    running_amax,
+    scale_from_amax,
+    scaled_encode_with_flags,
+)
 from .cases import UnitCase, unit_format
 from .vectors import directed
 

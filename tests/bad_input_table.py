@@ -89,8 +89,9 @@ def _cli_case(main, argv, expected, env, places):
 
 
 def run_cli():
-    from bad_inputs import CLI_CASES
     from fpforge.cli import main
+
+    from bad_inputs import CLI_CASES
 
     results = []
     with tempfile.TemporaryDirectory(prefix="fpforge-bad-inputs-") as tmp:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bad_inputs import API_CASES
 from fpforge.golden.errors import FpforgeError
+
+from bad_inputs import API_CASES
 
 
 def test_there_are_at_least_100_cases_with_unique_ids():

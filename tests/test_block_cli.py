@@ -8,6 +8,7 @@ import pytest
 
 from fpforge.cli import main
 from fpforge.sim.run import available_simulators
+
 from helpers import fpforge
 
 __all__: list[str] = []

@@ -17,9 +17,20 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fpforge.golden import (bdr, block_words, decode_block, decode_block_bits, encode_block, from_block_words,
-                            get_format, list_formats, pack, quantize, random_bits, unpack)
-from fpforge.golden.block import BlockEncoding
+from fpforge.golden import (
+    bdr,
+    block_words,
+    decode_block,
+    decode_block_bits,
+    encode_block,
+    from_block_words,
+    get_format,
+    list_formats,
+    pack,
+    quantize,
+    random_bits,
+    unpack,
+)
 from fpforge.sim.vectors import random_blocks as block_stimulus
 
 __all__: list[str] = []

@@ -8,7 +8,7 @@ from amaranth import Module
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
-from fpforge.golden import (block_words, decode_block_bits, encode_block, get_format, random_bits)
+from fpforge.golden import block_words, decode_block_bits, encode_block, get_format, random_bits
 from fpforge.hw import BlockDecoder, BlockEncoder, Pipeline, Xorshift32, block_layout, build_unit
 from fpforge.sim.vectors import directed_blocks, random_blocks
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fpforge.golden import bdr, encode_block, get_format, quantize
+from fpforge.golden import bdr, quantize
 from fpforge.golden.qsnr import gaussian_vectors, qsnr, qsnr_bound, qsnr_table, quantize_scaled
 
 __all__: list[str] = []

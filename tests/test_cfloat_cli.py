@@ -6,6 +6,7 @@ Expected figures are the guide's own (seed 001, Tables 4 and 5 and the text arou
 import pytest
 
 from fpforge.cli import main
+
 from helpers import fpforge
 
 

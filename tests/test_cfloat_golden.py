@@ -9,8 +9,16 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpforge.golden import decode, decode_bits, encode, encode_flags, encode_with_flags, get_format, list_formats
-from fpforge.golden import minifloat
+from fpforge.golden import (
+    decode,
+    decode_bits,
+    encode,
+    encode_flags,
+    encode_with_flags,
+    get_format,
+    list_formats,
+    minifloat,
+)
 from fpforge.golden.formats import RUNTIME_BIASES, FloatFormat
 
 INV, DEN, OVF, UNF, INX = 1, 2, 4, 8, 16

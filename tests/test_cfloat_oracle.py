@@ -28,8 +28,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpforge.golden import decode, decode_bits, encode, encode_with_flags
-from fpforge.golden import minifloat
+from fpforge.golden import decode, decode_bits, encode, encode_with_flags, minifloat
 
 # -- the reference ----------------------------------------------------------------------------------
 #: (sign bits, exponent bits, mantissa bits, fixed bias or None) from the guide's Tables 3 and 6.

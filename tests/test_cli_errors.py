@@ -9,8 +9,9 @@ import os
 
 import pytest
 
-from bad_inputs import CLI_CASES
 from fpforge.cli import main
+
+from bad_inputs import CLI_CASES
 
 
 def _tree(root):

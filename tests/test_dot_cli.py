@@ -7,6 +7,7 @@ import pytest
 
 from fpforge.cli import main
 from fpforge.sim.run import available_simulators
+
 from helpers import fpforge
 
 

@@ -6,16 +6,26 @@ from scratch. Also: the exact reference (dot_exact) against plain Fraction arith
 against the FPU (numpy float64 -> float32), the int64 and Python-int paths against each other, operand
 port packing, symmetry, and the configuration rules."""
 
-from fractions import Fraction
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from fpforge.golden import block_words, decode, decode_block, encode_block, get_format
 from fpforge.golden.block import BlockEncoding, BlockFormat
-from fpforge.golden.dot import (FP8, DotConfig, ScalarSet, dot, dot_exact, error_sweep, fp32_bits,
-                                from_operand_words, operand_format, operand_words)
+from fpforge.golden.dot import (
+    FP8,
+    DotConfig,
+    ScalarSet,
+    dot,
+    dot_exact,
+    error_sweep,
+    fp32_bits,
+    from_operand_words,
+    operand_format,
+    operand_words,
+)
 from fpforge.sim.vectors import directed_dot_operands, random_dot_operands
 
 QNAN, INF = 0x7FC00000, 0x7F800000

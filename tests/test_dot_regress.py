@@ -22,7 +22,6 @@ directed cases on both; make regress: 1,000,000 random on Verilator (10 chunks),
 import pytest
 
 
-
 def _dot(fmt, r, f, stages, raw=True, fmt_b=None):
     return dict(unit="dot", format=fmt, format_b=fmt_b, r=r, f=f, stages=stages, raw=raw)
 

@@ -22,14 +22,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fpforge.golden import (block_words, decode, decode_bits, encode_block, encode_with_flags, from_block_words,
-                            get_format)
-from fpforge.golden import list_formats, pack, quantize, unpack
+from fpforge.golden import (
+    block_words,
+    decode,
+    decode_bits,
+    encode_block,
+    encode_with_flags,
+    from_block_words,
+    get_format,
+    list_formats,
+    pack,
+    quantize,
+    unpack,
+)
 from fpforge.golden.classify import classify
 from fpforge.golden.contract import BlockFormatLike, ScalarFormat
 from fpforge.golden.registry import Flag
 from fpforge.hw import build_unit, to_verilog
 from fpforge.sim.vectors import directed
+
 from helpers import run_comb
 
 SCALAR = [n for n in list_formats() if isinstance(get_format(n), ScalarFormat)]

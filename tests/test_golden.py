@@ -38,11 +38,11 @@ from fpforge.golden import (
     encode_flags,
     encode_with_flags,
     get_format,
-    list_formats,
+    minifloat,
     random_bits,
 )
-from fpforge.golden import minifloat
 from fpforge.golden.formats import SOURCES
+
 from helpers import all_patterns
 
 __all__: list[str] = []

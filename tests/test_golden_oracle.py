@@ -19,9 +19,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpforge.golden import decode, decode_bits, encode, get_format
-from fpforge.golden import minifloat
+from fpforge.golden import decode, decode_bits, encode, get_format, minifloat
 from fpforge.golden.formats import SOURCES
+
 from helpers import all_patterns
 
 __all__: list[str] = []

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from fpforge.golden import decode, decode_bits, encode, encode_with_flags, get_format, list_formats
-from fpforge.golden.errors import FpforgeValueError
 
 DTYPES = {"fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16}
 INF, MAX, NAN = 0x6F, 0x6E, 0x80

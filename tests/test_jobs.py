@@ -162,8 +162,9 @@ def test_dask_results_equal_local(tmp_path, cluster):
 
 
 def test_unreachable_scheduler_is_one_clear_error(monkeypatch):
-    from fpforge.golden.errors import ToolError
     import importlib
+
+    from fpforge.golden.errors import ToolError
 
     monkeypatch.setattr(importlib.import_module("fpforge.jobs.executor"), "CONNECT_TIMEOUT_S", 1)
 

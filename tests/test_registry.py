@@ -4,8 +4,7 @@ base, resolved from the API's and the CLI's flags at the boundary, and absorbed 
 import numpy as np
 import pytest
 
-from fpforge.golden import decode, encode, get_format, list_formats
-from fpforge.golden import registry
+from fpforge.golden import decode, encode, get_format, list_formats, registry
 from fpforge.golden.formats import TaperedFormat, resolve_variant
 from fpforge.hw import build_unit, default_name
 

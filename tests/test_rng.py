@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from fpforge.golden import rng
-from fpforge.golden import rng
 from fpforge.golden.rng import random_bits, rng_reset_state, seed_state, step
 
 __all__: list[str] = []

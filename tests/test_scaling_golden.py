@@ -19,9 +19,22 @@ import pytest
 
 from fpforge.golden import decode, encode, encode_with_flags, get_format, list_formats
 from fpforge.golden.errors import FpforgeTypeError, FpforgeValueError
-from fpforge.golden.scaling import (DelayedScaling, SCALE_RANGE, amax, epilogue, format_max, fp32_mul, pow2_mul,
-                                    running_amax, scale_from_amax, scale_inv, scale_to_fp8, scaled_dot,
-                                    scaled_encode_with_flags, unscale)
+from fpforge.golden.scaling import (
+    SCALE_RANGE,
+    DelayedScaling,
+    amax,
+    epilogue,
+    format_max,
+    fp32_mul,
+    pow2_mul,
+    running_amax,
+    scale_from_amax,
+    scale_inv,
+    scale_to_fp8,
+    scaled_dot,
+    scaled_encode_with_flags,
+    unscale,
+)
 
 F = np.float32
 FLT_MAX = np.finfo(np.float32).max

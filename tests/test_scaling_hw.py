@@ -9,10 +9,10 @@ import pytest
 from amaranth.sim import Simulator
 
 from fpforge.golden.errors import FpforgeValueError
+from fpforge.golden.layout import words_to_ints as _ints
 from fpforge.hw import Fp32Multiplier, ScaledEncoder, build_unit, default_name, to_verilog
 from fpforge.sim.run import available_simulators, lint
 from fpforge.sim.scaling import multiplier_case, scaled_encoder_case
-from fpforge.golden.layout import words_to_ints as _ints
 
 
 @pytest.mark.parametrize("kwargs, match", [

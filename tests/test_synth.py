@@ -17,11 +17,11 @@ from fpforge.synth import (
     DEFAULT_ABC_SCRIPT,
     DEFAULT_LIBERTY,
     SynthError,
+    flow,
     format_report,
     nand2_reference,
     synthesize,
 )
-from fpforge.synth import flow
 
 __all__: list[str] = []
 

@@ -151,7 +151,7 @@ def operand_format(fmt):
         return FP8
     try:
         desc = get_format(fmt)
-    except KeyError as e:
+    except KeyError:
         raise FpforgeValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
                                 f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
                                 f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, ...) or fp8") from None

@@ -204,7 +204,6 @@ def directed_dot_operands(cfg, seed=0):
     -Inf). ``fp8`` operands cycle through every (sel_a, sel_b) pair.
     """
     from ...golden.dot import dot
-
     from .dot_groups import directed_groups
 
     rng = np.random.default_rng(seed)

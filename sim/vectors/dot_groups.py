@@ -7,8 +7,20 @@ from __future__ import annotations
 import numpy as np
 
 from ...golden.dot.pipeline import element_fields
-from .dot import (DotOperands, _block_ops, _family, _flip, _group, _is_int, _max_codes, _pos_codes, _scalar_codes,
-                  _scale_range, _stack, _with_sign)
+from .dot import (
+    DotOperands,
+    _block_ops,
+    _family,
+    _flip,
+    _group,
+    _is_int,
+    _max_codes,
+    _pos_codes,
+    _scalar_codes,
+    _scale_range,
+    _stack,
+    _with_sign,
+)
 
 __all__ = ["BLOCK_GROUPS", "SCALAR_GROUPS", "directed_groups"]
 
