@@ -197,16 +197,17 @@ def _progress_watch(path: Path, progress, total: int):
         yield
         return
     stop = threading.Event()
-    last = [-1]
+    last = -1
 
     def report():
+        nonlocal last
         try:
             done = int(path.read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return
-        if done != last[0]:
+        if done != last:
             progress(min(done, total), total)
-            last[0] = done
+            last = done
 
     def poll():
         while not stop.wait(0.25):

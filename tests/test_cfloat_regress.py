@@ -6,9 +6,9 @@ bias changes from each vector to the next (``fpforge.sim.vectors.stimulus_with_b
 Fast tier (`make test`), both simulators:
 - encoders FP32 → cfloat8_143 / cfloat8_152 / shp / uhp built with every rounding (rne, sr, ta, rtz;
   uhp also a run-time `sat` port): per (mode, sat) pair, 100k random FP32 operands on Verilator (10k on
-  Icarus), each with its own bias (all 64 occur), plus the directed cases (every value, midpoint and ±1 ulp — the denormal gap and
-  the overflow threshold among them —, binade edges, ±Inf/NaN, negative UHP operands) of each bias in
-  ``DEFAULT_BIASES``;
+  Icarus), each with its own bias (all 64 occur), plus the directed cases (every value, midpoint and
+  ±1 ulp — the denormal gap and the overflow threshold among them —, binade edges, ±Inf/NaN, negative UHP
+  operands) of each bias in ``DEFAULT_BIASES``;
 - encoders BF16 → cfloat8_143 / cfloat8_152: all 65,536 patterns × ``EXHAUSTIVE_BIASES`` × every rounding
   (Verilator; the Icarus pass is in make regress);
 - IEEE denormals (FP32 → cfloat8_143, rne + sr);
@@ -78,8 +78,7 @@ def _opts_id(o):
 @pytest.mark.parametrize("opts", FIXED + [pytest.param(o, marks=pytest.mark.slow) for o in FIXED_SLOW],
                          ids=_opts_id)
 def test_encoder_fixed_options(opts, sim, regress):
-    regress(dict(unit="encoder", **opts), sim, vectors=FP32_VECTORS[sim] if opts["source"] == "fp32" else None,
-            seed=6)
+    regress(dict(unit="encoder", **opts), sim, vectors=FP32_VECTORS[sim], seed=6)  # exhaustive sources drop it
 
 
 STREAMS = [

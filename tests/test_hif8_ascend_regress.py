@@ -32,9 +32,9 @@ FAST = [
 
 
 def _cfg(**kw):
-    cfg = dict(dict(unit="encoder", format="hif8", compat="ascend", saturate="runtime", seed=15), **kw)
-    if "sr" not in cfg["rounding"]:
-        del cfg["seed"]  # the seed is the sr generator's; build_unit refuses it elsewhere
+    cfg = dict(unit="encoder", format="hif8", compat="ascend", saturate="runtime", **kw)
+    if "sr" in cfg["rounding"]:
+        cfg.setdefault("seed", 15)  # the sr generator's seed; build_unit refuses a seed without sr
     return cfg
 
 

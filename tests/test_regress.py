@@ -49,16 +49,17 @@ def test_encoder_every_mode_and_saturation_on_harness(fmt, source, harness_check
     assert results[0].vectors >= (65_536 if source != "fp32" else 100_000)
 
 
-def _shapes_on_both_simulators():
+def _shapes_by_simulator():
     """(fmt, source, sim) of every shape: every one on Icarus (a build takes a second); on Verilator, whose
     bulk check of every shape runs on the harness above, one source per format in make test (the sources
     taken in turn, so each occurs), the others in make regress."""
-    return [pytest.param(fmt, source, sim, marks=[pytest.mark.slow] if sim == "verilator" and j != i % 3 else [])
+    return [pytest.param(fmt, source, sim,
+                         marks=[pytest.mark.slow] if sim == "verilator" and j != i % len(SOURCES) else [])
             for i, fmt in enumerate(FORMATS) for j, source in enumerate(SOURCES) for sim in SIMS]
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("fmt, source, sim", _shapes_on_both_simulators())
+@pytest.mark.parametrize("fmt, source, sim", _shapes_by_simulator())
 def test_encoder_every_mode_and_saturation(fmt, source, sim, regress):
     """cocotb smoke run: every (mode, sat) pair on SMOKE patterns."""
     result = regress(_every_mode(fmt, source), sim, smoke=SMOKE, seed=3)
@@ -116,7 +117,7 @@ def test_stream_latency_and_backpressure(cfg, sim, regress):
 
 
 @pytest.mark.sim
-@pytest.mark.parametrize("fmt, target, sim", _shapes_on_both_simulators())
+@pytest.mark.parametrize("fmt, target, sim", _shapes_by_simulator())
 def test_decoder_all_codes(fmt, target, sim, regress):
     result = regress(dict(unit="decoder", format=fmt, target=target), sim)
     assert result.vectors == 1 << get_format(fmt).bits
