@@ -38,8 +38,11 @@ from amaranth.utils import bits_for
 
 from ..golden.dot import DotConfig
 from ..golden.errors import FpforgeValueError
+from ..golden.floatformat import FloatFormat
+from ..golden.taperedformat import TaperedFormat
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
+from .hif8 import tapered_dot_fields
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
 
@@ -89,13 +92,21 @@ class _Element:
         self.sign, self.mag, self.eoff, self.nan, self.inf, self.zero = sign, mag, eoff, nan, inf, zero
 
 
-def _float_hw(el, code):
-    """(sign, significand with hidden bit, eoff, nan, inf) of a FloatFormat code (Values)."""
+def _float_hw(el, code, bias=None):
+    """The Amaranth twin of ``FloatFormat.dot_fields``: (sign, significand with hidden bit, eoff, nan, inf)
+    of a sign/exponent/mantissa code (Values); ``bias`` the run-time bias port of a run-time-bias format."""
     cls = classify(el, code)
     ef, mf = float_fields(el, code)
     sig = Cat(mf, ef != 0)
-    eoff = Mux(ef == 0, 0, ef - 1)
+    eoff = Mux(ef == 0, 0, ef - 1) if el.denormals == "ieee" else ef
+    if el.runtime_bias:
+        eoff = eoff + (max(el.biases) - bias)
     return cls.sign, sig, eoff, cls.nan, cls.inf
+
+
+#: The Amaranth twin of each scalar descriptor's ``dot_fields`` (as ``generate.SCALAR_GATEWARE`` picks the
+#: encoders and decoders).
+ELEMENT_GATEWARE = {FloatFormat: _float_hw, TaperedFormat: tapered_dot_fields}
 
 
 class DotProduct(wiring.Component):
@@ -149,6 +160,9 @@ class DotProduct(wiring.Component):
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
             if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
                 ins[side] = unsigned(fmt_.select_bits)
+        for side, fmt_ in (("bias_a", cfg.a), ("bias_b", cfg.b)):
+            if fmt_.dot_side.family == "scalar" and fmt_.bias_bits:
+                ins[side] = unsigned(fmt_.bias_bits)
         outs = {"y": unsigned(32)}
         if self._raw:
             outs["sum"] = signed(cfg.acc_bits)
@@ -260,7 +274,7 @@ class DotProduct(wiring.Component):
         return m
 
     # -- P1: element decode, products, special classes -------------------------------------------------------
-    def _decode(self, m, side, fmt, word, sel, j, name):
+    def _decode(self, m, side, fmt, word, sel, j, name, bias=None):
         """Per element of block ``j`` of one operand: _Element list; plus block-level (scale, shifts)."""
         cfg = self._cfg
         k1 = cfg.k1
@@ -269,7 +283,7 @@ class DotProduct(wiring.Component):
             code = word[j]
             choices = []
             for el in fmt.formats:
-                s, sig, eoff, nan, inf = _float_hw(el, code[: el.bits])
+                s, sig, eoff, nan, inf = ELEMENT_GATEWARE[type(el)](el, code[: el.bits], bias)
                 sig = Cat(Const(0, fmt.M - el.mbits), sig)
                 choices.append((s, sig, eoff + fmt.eoff_base(el), nan, inf))
             sign, mag, eoff = Signal(name=f"{name}_s"), Signal(side.mag_bits, name=f"{name}_sig"), \
@@ -323,8 +337,8 @@ class DotProduct(wiring.Component):
         self._prod_bits = prod_bits
         x_bits = _sbits(cfg.x_min, cfg.x_max)
         for j in range(cfg.nb):
-            ea, blk_a = self._decode(m, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}")
-            eb, blk_b = self._decode(m, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}")
+            ea, blk_a = self._decode(m, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}", src.get("bias_a"))
+            eb, blk_b = self._decode(m, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}", src.get("bias_b"))
             for i, (xa, xb) in enumerate(zip(ea, eb)):
                 p = Signal(prod_bits, name=f"p{j}_{i}")
                 if cfg.family == "ocp":
