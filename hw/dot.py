@@ -23,8 +23,8 @@ P6    normalize/round   leading-one detector, normalizing shift, the shared :cla
                         to the FP32 subnormal grid, exponent, overflow to ±Inf, the special-value override
 ====  ================  =========================================================================================
 
-``stages = 0`` is purely combinational (ports ``a``, ``b``, ``sel_a``/``sel_b`` for ``fp8``, ``y``, ``sum``,
-``exp``). ``stages = S >= 1`` is a valid/ready stream (``i``/``o``, ``amaranth.lib.stream``) with S register
+``stages = 0`` is purely combinational (ports ``a``, ``b``, ``sel_a``/``sel_b`` for ``fp8``, ``bias_a``/``bias_b``
+for CFloat8 operands, ``y``, ``sum``, ``exp``). ``stages = S >= 1`` is a valid/ready stream (``i``/``o``, ``amaranth.lib.stream``) with S register
 stages placed at the part boundaries in the order :data:`STAGE_ORDER` (after P6 first, i.e. a registered
 output; beyond six stages extra output registers are added for retiming): one dot product per cycle when
 not stalled, the result exactly S cycles after its operands; all stages advance together unless the
@@ -116,8 +116,9 @@ class DotProduct(wiring.Component):
     ----------
     fmt : str or descriptor, or DotConfig
         Format of operand A: a BDR format (``mx9``, ``bdr(m, k1, d1, k2, d2)``, …), an OCP MX format, a narrow
-        float (``e4m3``, ``e5m2``) or ``fp8`` (E4M3 or E5M2 per operand at run time: ``sel_a``/``sel_b``
-        ports, 0 = E4M3, 1 = E5M2). A ``DotConfig`` carries r, f and B as well.
+        float (``e4m3``, ``e5m2``, ``hif8``, ``cfloat8_143``, … : each element through its descriptor's
+        ``dot_fields`` and :data:`ELEMENT_GATEWARE`) or ``fp8`` (E4M3 or E5M2 per operand at run time:
+        ``sel_a``/``sel_b`` ports, 0 = E4M3, 1 = E5M2). A ``DotConfig`` carries r, f and B as well.
     r : int
         Elements per dot product, a multiple of k1.
     f : int
@@ -136,11 +137,13 @@ class DotProduct(wiring.Component):
         (stages = 0) The operands.
     sel_a, sel_b : In(1)
         (stages = 0, ``fp8`` operands) The element format of each operand.
+    bias_a, bias_b : In(6)
+        (stages = 0, run-time-bias operands: CFloat8) The exponent bias of each operand, 0..63.
     y : Out(32)
         (stages = 0) The FP32 result.
     sum, exp : Out(signed)
         (stages = 0, ``raw``) The raw result.
-    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b]))
+    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b][, bias_a, bias_b]))
         (stages >= 1) Operands.
     o : Out(stream.Signature(StructLayout y[, sum, exp]))
         (stages >= 1) Results, ``latency`` cycles later when not stalled.
