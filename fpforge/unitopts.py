@@ -33,8 +33,9 @@ def add_unit_options(p, units=_UNITS):
     d = p.add_argument_group("dot-product units (`dot`)")
     d.add_argument("--preset", default=None,
                    help="operand format: mx9, mx6, mx4, msfp12, msfp16, bdr (with --m --k1 --d1 --k2 --d2), an OCP "
-                        "MX format (mxfp8_e4m3, ..., mxint8), e4m3, e5m2, or fp8 (E4M3 or E5M2 per operand at run "
-                        "time: sel_a/sel_b ports)")
+                        "MX format (mxfp8_e4m3, ..., mxint8), a narrow float (e4m3, e5m2, the FNUZ, FP6 and FP4 formats, "
+                        "hif8, cfloat8_143 or cfloat8_152: run-time bias ports bias_a/bias_b), or fp8 (E4M3 or E5M2 "
+                        "per operand at run time: sel_a/sel_b ports)")
     d.add_argument("--b-preset", default=None, help="operand B's format when it differs from A's (same family "
                                                     "and block size)")
     d.add_argument("--r", type=int, default=None, help="elements per dot product (a multiple of k1)")
@@ -98,7 +99,8 @@ def _dot_operands(args):
     if args.format is not None:
         raise UsageError("a dot unit takes --preset (and --b-preset), not --format")
     if args.preset is None:
-        raise UsageError("dot needs --preset: mx9, mx6, mx4, msfp12, msfp16, bdr, an OCP MX format, e4m3, e5m2 or fp8")
+        raise UsageError("dot needs --preset: mx9, mx6, mx4, msfp12, msfp16, bdr, an OCP MX format, e4m3, e5m2, "
+                         "hif8, cfloat8_143, cfloat8_152 or fp8")
     if args.r is None or args.f is None:
         raise UsageError("dot needs --r (elements per dot product) and --f (window bits, 8..256)")
     if any(getattr(args, k) is not None for k in _BDR_OPTS):

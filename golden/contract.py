@@ -138,6 +138,26 @@ class ScalarFormat(Registered, ABC):
     def encode_exact(self, src, x, rounding, saturate, nan_to_zero, draws, bias=None):
         """Codes and flags of source values ``x`` (the exact model; ``fpforge.golden.encode`` adds tables)."""
 
+    # -- as a dot-product element (fpforge.golden.dot; fpforge.hw.dot reads the same numbers) --------------
+    @property
+    @abstractmethod
+    def dot_lsb(self) -> int:
+        """Exponent of the element significand's LSB at exponent offset 0, over every bias the format can
+        take: an element is ``(-1)**sign * sig * 2**(eoff + dot_lsb)`` (:meth:`dot_fields`)."""
+
+    @property
+    @abstractmethod
+    def dot_eoff_max(self) -> int:
+        """Largest exponent offset of a finite code, over every bias (the offsets start at 0)."""
+
+    @abstractmethod
+    def dot_fields(self, codes, bias=None) -> tuple:
+        """How codes enter a dot product: ``(sign, sig, eoff, nan, inf)`` arrays of integer ``codes`` —
+        ``sig`` the significand with its hidden bit and ``mbits`` fraction bits (0 for zeros), ``eoff`` the
+        exponent offset above :attr:`dot_lsb` (``bias``: the run-time bias, per code or scalar, of a
+        run-time-bias format; None otherwise). NaN/Inf codes carry their classes; their ``sig``/``eoff`` are
+        not read."""
+
 
 class BlockFormatLike(Registered, ABC):
     """A format of blocks: ``k1`` values share fields. Attributes: ``name``, ``title``, ``k1``,

@@ -400,6 +400,37 @@ class FloatFormat(ScalarFormat):
         return encode_exact(self, src, x, rounding, saturate, nan_to_zero, draws, bias)
 
 
+    # -- as a dot-product element (ScalarFormat contract) ------------------------------------------------
+    @property
+    def dot_lsb(self) -> int:
+        """IEEE denormals: ``1 - bias - mbits`` at the largest bias; the CFloat guide's: one less (a denormal
+        code's exponent offset is 0, a normal one's its exponent field)."""
+        return int(self.denormals == "ieee") - max(self.biases) - self.mbits
+
+    @property
+    def dot_eoff_max(self) -> int:
+        top = self.max_code >> self.mbits
+        top = max(top, 1) - 1 if self.denormals == "ieee" else top
+        return top + max(self.biases) - min(self.biases)
+
+    def dot_fields(self, codes, bias=None) -> tuple:
+        """``eoff = max(e_field, 1) - 1`` (IEEE denormals) or ``e_field`` (the CFloat guide's), plus
+        ``max_bias - bias`` for a run-time bias; denormals of a flush-to-zero format have ``sig = 0``."""
+        from .classify import classify
+
+        sign, ef, mf = self.fields(codes)
+        sig = np.where(ef == 0, 0 if self.ftz else mf, mf | (1 << self.mbits))
+        eoff = np.maximum(ef, 1) - 1 if self.denormals == "ieee" else ef
+        if self.runtime_bias:
+            if bias is None:
+                raise FpforgeValueError(f"format {self.name!r} has a run-time bias: dot_fields needs bias=")
+            eoff = eoff + (max(self.biases) - np.asarray(bias).astype(np.int64))
+        elif bias is not None:
+            raise FpforgeValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
+        cls = classify(self, codes)
+        return sign, sig, eoff, cls.nan, cls.inf
+
+
 # ``nan`` is constructor sugar only (an InitVar): no attribute of that name, so that code asking a
 # descriptor for a style name fails loudly instead of reading the InitVar's default.
 del FloatFormat.nan

@@ -245,6 +245,35 @@ class TaperedFormat(ScalarFormat):
         """Spacing of the values in the top binade (the step from max to the Inf slot beyond it)."""
         return float(2.0 ** (self.emax - self.mant_width(self.emax)))
 
+    # -- as a dot-product element (ScalarFormat contract) ------------------------------------------------
+    @property
+    def dot_lsb(self) -> int:
+        """The smallest denormal ``2**dml_emin`` as the significand ``2**mbits``: every value is
+        ``sig * 2**(eoff + dot_lsb)`` with ``sig`` of ``mbits + 1`` bits (hidden bit set unless zero)."""
+        return self.dml_emin - self.mbits
+
+    @property
+    def dot_eoff_max(self) -> int:
+        return self.emax - self.mbits - self.dot_lsb
+
+    def dot_fields(self, codes, bias=None) -> tuple:
+        """Read from the value table: ``E = floor(log2 |v|)``, ``sig = |v| / 2**(E - mbits)`` (the narrower
+        mantissas padded with zeros, a denormal ``2**mbits``), ``eoff = E - dml_emin``; zero, NaN and Inf
+        have ``sig = eoff = 0``."""
+        from .classify import classify
+
+        if bias is not None:
+            raise FpforgeValueError(f"format {self.name!r} has a fixed bias; bias must be None, not {bias!r}")
+        codes = np.asarray(codes).astype(np.int64)
+        v = np.abs(self.value_table()[codes])
+        finite = np.isfinite(v) & (v > 0)
+        _, e = np.frexp(np.where(finite, v, 1.0))
+        E = e.astype(np.int64) - 1
+        sig = np.where(finite, np.ldexp(np.where(finite, v, 0.0), self.mbits - E), 0).astype(np.int64)
+        eoff = np.where(finite, E - self.dml_emin, 0)
+        cls = classify(self, codes)
+        return cls.sign, sig, eoff, cls.nan, cls.inf
+
     # -- conversions (fpforge.golden.tapered) ---------------------------------------------------------
     def value_table(self) -> np.ndarray:
         """float64 value of every code; NaN carries sign 1."""

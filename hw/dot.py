@@ -23,8 +23,8 @@ P6    normalize/round   leading-one detector, normalizing shift, the shared :cla
                         to the FP32 subnormal grid, exponent, overflow to ±Inf, the special-value override
 ====  ================  =========================================================================================
 
-``stages = 0`` is purely combinational (ports ``a``, ``b``, ``sel_a``/``sel_b`` for ``fp8``, ``y``, ``sum``,
-``exp``). ``stages = S >= 1`` is a valid/ready stream (``i``/``o``, ``amaranth.lib.stream``) with S register
+``stages = 0`` is purely combinational (ports ``a``, ``b``, ``sel_a``/``sel_b`` for ``fp8``, ``bias_a``/``bias_b``
+for CFloat8 operands, ``y``, ``sum``, ``exp``). ``stages = S >= 1`` is a valid/ready stream (``i``/``o``, ``amaranth.lib.stream``) with S register
 stages placed at the part boundaries in the order :data:`STAGE_ORDER` (after P6 first, i.e. a registered
 output; beyond six stages extra output registers are added for retiming): one dot product per cycle when
 not stalled, the result exactly S cycles after its operands; all stages advance together unless the
@@ -38,8 +38,11 @@ from amaranth.utils import bits_for
 
 from ..golden.dot import DotConfig
 from ..golden.errors import FpforgeValueError
+from ..golden.floatformat import FloatFormat
+from ..golden.taperedformat import TaperedFormat
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
+from .hif8 import tapered_dot_fields
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
 
@@ -89,13 +92,21 @@ class _Element:
         self.sign, self.mag, self.eoff, self.nan, self.inf, self.zero = sign, mag, eoff, nan, inf, zero
 
 
-def _float_hw(el, code):
-    """(sign, significand with hidden bit, eoff, nan, inf) of a FloatFormat code (Values)."""
+def _float_hw(el, code, bias=None):
+    """The Amaranth twin of ``FloatFormat.dot_fields``: (sign, significand with hidden bit, eoff, nan, inf)
+    of a sign/exponent/mantissa code (Values); ``bias`` the run-time bias port of a run-time-bias format."""
     cls = classify(el, code)
     ef, mf = float_fields(el, code)
     sig = Cat(mf, ef != 0)
-    eoff = Mux(ef == 0, 0, ef - 1)
+    eoff = Mux(ef == 0, 0, ef - 1) if el.denormals == "ieee" else ef
+    if el.runtime_bias:
+        eoff = eoff + (max(el.biases) - bias)
     return cls.sign, sig, eoff, cls.nan, cls.inf
+
+
+#: The Amaranth twin of each scalar descriptor's ``dot_fields`` (as ``generate.SCALAR_GATEWARE`` picks the
+#: encoders and decoders).
+ELEMENT_GATEWARE = {FloatFormat: _float_hw, TaperedFormat: tapered_dot_fields}
 
 
 class DotProduct(wiring.Component):
@@ -105,8 +116,9 @@ class DotProduct(wiring.Component):
     ----------
     fmt : str or descriptor, or DotConfig
         Format of operand A: a BDR format (``mx9``, ``bdr(m, k1, d1, k2, d2)``, …), an OCP MX format, a narrow
-        float (``e4m3``, ``e5m2``) or ``fp8`` (E4M3 or E5M2 per operand at run time: ``sel_a``/``sel_b``
-        ports, 0 = E4M3, 1 = E5M2). A ``DotConfig`` carries r, f and B as well.
+        float (``e4m3``, ``e5m2``, ``hif8``, ``cfloat8_143``, … : each element through its descriptor's
+        ``dot_fields`` and :data:`ELEMENT_GATEWARE`) or ``fp8`` (E4M3 or E5M2 per operand at run time:
+        ``sel_a``/``sel_b`` ports, 0 = E4M3, 1 = E5M2). A ``DotConfig`` carries r, f and B as well.
     r : int
         Elements per dot product, a multiple of k1.
     f : int
@@ -125,11 +137,13 @@ class DotProduct(wiring.Component):
         (stages = 0) The operands.
     sel_a, sel_b : In(1)
         (stages = 0, ``fp8`` operands) The element format of each operand.
+    bias_a, bias_b : In(6)
+        (stages = 0, run-time-bias operands: CFloat8) The exponent bias of each operand, 0..63.
     y : Out(32)
         (stages = 0) The FP32 result.
     sum, exp : Out(signed)
         (stages = 0, ``raw``) The raw result.
-    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b]))
+    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b][, bias_a, bias_b]))
         (stages >= 1) Operands.
     o : Out(stream.Signature(StructLayout y[, sum, exp]))
         (stages >= 1) Results, ``latency`` cycles later when not stalled.
@@ -149,6 +163,9 @@ class DotProduct(wiring.Component):
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
             if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
                 ins[side] = unsigned(fmt_.select_bits)
+        for side, fmt_ in (("bias_a", cfg.a), ("bias_b", cfg.b)):
+            if fmt_.dot_side.family == "scalar" and fmt_.bias_bits:
+                ins[side] = unsigned(fmt_.bias_bits)
         outs = {"y": unsigned(32)}
         if self._raw:
             outs["sum"] = signed(cfg.acc_bits)
@@ -260,7 +277,7 @@ class DotProduct(wiring.Component):
         return m
 
     # -- P1: element decode, products, special classes -------------------------------------------------------
-    def _decode(self, m, side, fmt, word, sel, j, name):
+    def _decode(self, m, side, fmt, word, sel, j, name, bias=None):
         """Per element of block ``j`` of one operand: _Element list; plus block-level (scale, shifts)."""
         cfg = self._cfg
         k1 = cfg.k1
@@ -269,7 +286,7 @@ class DotProduct(wiring.Component):
             code = word[j]
             choices = []
             for el in fmt.formats:
-                s, sig, eoff, nan, inf = _float_hw(el, code[: el.bits])
+                s, sig, eoff, nan, inf = ELEMENT_GATEWARE[type(el)](el, code[: el.bits], bias)
                 sig = Cat(Const(0, fmt.M - el.mbits), sig)
                 choices.append((s, sig, eoff + fmt.eoff_base(el), nan, inf))
             sign, mag, eoff = Signal(name=f"{name}_s"), Signal(side.mag_bits, name=f"{name}_sig"), \
@@ -323,8 +340,8 @@ class DotProduct(wiring.Component):
         self._prod_bits = prod_bits
         x_bits = _sbits(cfg.x_min, cfg.x_max)
         for j in range(cfg.nb):
-            ea, blk_a = self._decode(m, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}")
-            eb, blk_b = self._decode(m, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}")
+            ea, blk_a = self._decode(m, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}", src.get("bias_a"))
+            eb, blk_b = self._decode(m, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}", src.get("bias_b"))
             for i, (xa, xb) in enumerate(zip(ea, eb)):
                 p = Signal(prod_bits, name=f"p{j}_{i}")
                 if cfg.family == "ocp":

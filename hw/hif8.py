@@ -25,7 +25,7 @@ from .convert import _source
 from .names import format_label
 from .rounding import MODE_WIDTH, Rounder, check_roundings, check_saturate, mode_is
 
-__all__ = ["HiF8Decoder", "HiF8Encoder"]
+__all__ = ["HiF8Decoder", "HiF8Encoder", "tapered_dot_fields"]
 
 
 def _tapered_format(fmt):
@@ -209,6 +209,33 @@ class HiF8Encoder(wiring.Component):
             inexact | overflow | (inf & sat),
         ))
         return m
+
+
+def tapered_dot_fields(fmt, code, bias=None):
+    """The Amaranth twin of ``TaperedFormat.dot_fields``: ``(sign, sig, eoff, nan, inf)`` Values of a
+    tapered code — the dot prefix picks the exponent width, the sign-magnitude exponent gets its hidden MSB
+    back, the mantissa is left-aligned to ``mbits`` bits under the hidden bit (a denormal is ``2**mbits``
+    at exponent ``M - dml_offset``, zero has ``sig = 0``), ``eoff = E - dml_emin``. (The offsets of zero,
+    NaN and Inf are not read: their products are 0.)"""
+    if bias is not None:
+        raise FpforgeValueError(f"format {fmt.name!r} has a fixed bias")
+    n, wmax = fmt.bits, fmt.mbits
+    cls = classify(fmt, code)
+    e = code[: fmt.dml_bits] - fmt.dml_offset  # the denormal prefix (no dot matches)
+    man = Const(0, wmax)
+    for dot, width, d in fmt.dots:
+        w = fmt.mant_width_of_dot(width, d)
+        hit = code[n - 1 - width : n - 1] == dot
+        if d == 0:
+            ed = Const(0, 1)
+        else:
+            em = code[w : w + d]
+            mag = Cat(em[: d - 1], Const(1, 1))
+            ed = Mux(em[d - 1], -mag, mag)
+        e = Mux(hit, ed, e)
+        man = Mux(hit, (code[:w] << (wmax - w)) if w else 0, man)
+    sig = Cat(man[:wmax], ~cls.zero)
+    return cls.sign, sig, e - fmt.dml_emin, cls.nan, cls.inf
 
 
 class HiF8Decoder(wiring.Component):

@@ -238,6 +238,7 @@ def dot_bundle_case(cfgs, *, n_random=20_000, seed=1, directed=True, prefix=True
     bundle (:func:`fpforge.sim.regress.regress_bundle`)."""
     from ..golden.dot import dot, operand_words
     from .vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
+    from .vectors.dot import bias_kwargs
 
     dc = dot_config(cfgs[0])
     groups = []
@@ -251,11 +252,13 @@ def dot_bundle_case(cfgs, *, n_random=20_000, seed=1, directed=True, prefix=True
     for side, fmt, sel in (("sel_a", dc.a, ops.sel_a), ("sel_b", dc.b, ops.sel_b)):
         if _selects(fmt):
             case.inputs[side] = np.asarray(sel, np.uint64)
+    for side, bias in bias_kwargs(dc, ops).items():  # CFloat8 operands: bias_a/bias_b ports
+        case.inputs[side] = np.asarray(bias, np.uint64)
     for k, cfg in enumerate(cfgs):
         ck = dot_config(cfg)
         sel_a = ops.sel_a if _selects(ck.a) else None
         sel_b = ops.sel_b if _selects(ck.b) else None
-        res = dot(ck, ops.a, None, ops.b, select_a=sel_a, select_b=sel_b)
+        res = dot(ck, ops.a, None, ops.b, select_a=sel_a, select_b=sel_b, **bias_kwargs(ck, ops))
         pre = f"u{k}_" if prefix else ""
         case.expected[pre + "y"] = res.y.astype(np.uint64)
         if cfg.get("raw"):

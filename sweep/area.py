@@ -257,7 +257,8 @@ def area_block():
                              "encoder fp32, every rounding (mode port, sr R=16)", "decoder →fp32"], rows, render)])
 
 
-_DOT_PAPER = {"fp8": "baseline (1×)", "mx9": "close to FP8", "mx6": "≈ 2× cheaper", "mx4": "≈ 4× cheaper"}
+_DOT_PAPER = {"fp8": "baseline (1×)", "mx9": "close to FP8", "mx6": "≈ 2× cheaper", "mx4": "≈ 4× cheaper",
+              "hif8": "", "cfloat8_143": "", "cfloat8_152": ""}
 
 
 def area_dot():
@@ -266,7 +267,7 @@ def area_dot():
     rows = []
     for r in (16, 64):
         for f in (32, 16):
-            for name in ("fp8", "mx9", "mx6", "mx4"):
+            for name in ("fp8", "hif8", "cfloat8_143", "cfloat8_152", "mx9", "mx6", "mx4"):
                 rows.append((f"{name} r={r} f={f}", [dict(unit="dot", format=name, r=r, f=f, io_registers=True),
                                                      dict(unit="dot", format="fp8", r=r, f=f, io_registers=True)]))
 
@@ -286,7 +287,8 @@ def area_dot():
                      "The paper's method: each unit combinational with only its inputs and outputs registered "
                      "(`--io-registers`), yosys onto `fpforge45.lib` (Nangate45 cell areas) with the fast ABC "
                      "script, no timing constraint. FP8 baseline: the `fp8` unit (E4M3 or E5M2 per operand at run "
-                     "time). Memory: 64-byte accesses for a 256-element tile, ceil(256 × bits per element / 512). "
+                     "time). `hif8`, `cfloat8_143`, `cfloat8_152`: units of that one element format (CFloat8 with its "
+                     "two 6-bit bias inputs). Memory: 64-byte accesses for a 256-element tile, ceil(256 × bits per element / 512). "
                      "The full design space is `fpforge sweep paper` (docs/sweep.md).",
                      [Table(["unit", "r", "f", "area µm²", "GE", "flip-flops", "area / FP8", "bits/elem",
                              "64 B accesses per tile", "memory / FP8", "area × memory / FP8", "paper"], rows, render)])

@@ -70,7 +70,8 @@ def _file_hash(path) -> str:
 def unit_spec(p, r, f) -> dict:
     """The ``build_unit`` keyword dict of point ``p``'s dot-product unit at length ``r`` and window ``f``,
     with the paper's area method (combinational, I/O registers only)."""
-    fmt = {"fp": "fp8", "int": f"bdr_m{p['m']}_k{r}_d1_k{r}_d0"}.get(p["family"], p["format"])
+    fp = "fp8" if p["format"] in ("e4m3", "e5m2") else p["format"]  # HiF8, CFloat8: units of their own
+    fmt = {"fp": fp, "int": f"bdr_m{p['m']}_k{r}_d1_k{r}_d0"}.get(p["family"], p["format"])
     return dict(unit="dot", format=fmt, r=r, f=f, io_registers=True)
 
 
@@ -162,6 +163,8 @@ def _auto_f(p, x, r):
     kw = {}
     if base.a.name == "fp8":
         kw = dict(select_a=np.full(n, sel, np.int64), select_b=np.full(n, sel, np.int64))
+    elif getattr(base.a, "bias_bits", 0):  # CFloat8 at bias 0 (quantized_operands' default)
+        kw = dict(bias_a=0, bias_b=0)
     exact = dot_exact(base, a, None, b, **kw).y
 
     def ok(f):

@@ -36,6 +36,9 @@ A point is a plain dict (``name, family, m, k1, d1, k2, d2, format, bits_per_ele
 * ``fp`` — the scalar FP8 formats E4M3 and E5M2 (per-vector FP32 amax scale outside the unit, as in the
   QSNR table): m mantissa bits, k1 = k2 = 1, d2 exponent bits. Both run on the paper's configurable FP8
   unit (E4M3 or E5M2 per operand), so their area is the baseline's. ``fp8`` as a preset gives both.
+  HiF8 (``hif8``: m = 3, its widest mantissa; d2 = 5, the bits of its exponent range ±15) and CFloat8
+  (``cfloat8_143``, ``cfloat8_152``: measured at bias 0, like the QSNR table; their unit has the 6-bit bias
+  inputs) run on units of their own element format.
 * ``int`` — INT-like: a sign and m magnitude bits, symmetric, with a per-vector FP32 amax scale
   (k1 = the 256-value vector, d1 = 32); the unit is an integer dot product of r elements (the scale is
   applied outside, like FP8's), synthesized as BDR(m, r, 1, r, 0).
@@ -68,7 +71,9 @@ FLOWS = ("standard", "fast", "reuse")
 _BDR_PRESETS = ("mx9", "mx6", "mx4", "msfp12", "msfp16")
 _OCP_PRESETS = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
 #: Preset names a [[points]] table takes (besides any ``bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>``).
-PRESETS = ("fp8", "e4m3", "e5m2", *_BDR_PRESETS, *_OCP_PRESETS, "int8", "int4")
+#: Scalar elements with a dot-product unit of their own (not the FP8 unit): HiF8 and CFloat8.
+_OWN_UNIT_PRESETS = ("hif8", "cfloat8_143", "cfloat8_152")
+PRESETS = ("fp8", "e4m3", "e5m2", *_OWN_UNIT_PRESETS, *_BDR_PRESETS, *_OCP_PRESETS, "int8", "int4")
 _KEYS = ("m", "k1", "d1", "k2", "d2")
 
 
@@ -100,7 +105,10 @@ def _ocp_point(fmt: MXFormat, name=None) -> dict:
 
 def _fp_point(fmt_name, name=None) -> dict:
     fmt = get_format(fmt_name)
-    return dict(name=name or fmt.name, family="fp", m=fmt.mbits, k1=1, d1=None, k2=1, d2=fmt.ebits,
+    ebits = getattr(fmt, "ebits", None)
+    if ebits is None:  # HiF8: the bits of a sign-magnitude exponent covering its range -emax..emax
+        ebits = (2 * fmt.emax + 1).bit_length()
+    return dict(name=name or fmt.name, family="fp", m=fmt.mbits, k1=1, d1=None, k2=1, d2=ebits,
                 format=fmt.name, bits_per_element=float(fmt.bits))
 
 
@@ -117,7 +125,7 @@ def preset_points(preset: str, name=None) -> list:
     p = preset.strip().lower()
     if p == "fp8":
         return [_fp_point("e4m3"), _fp_point("e5m2")]
-    if p in ("e4m3", "e5m2"):
+    if p in ("e4m3", "e5m2", *_OWN_UNIT_PRESETS):
         return [_fp_point(p, name)]
     if p.startswith("int") and p[3:].isdigit() and int(p[3:]) >= 2:
         return [_int_point(int(p[3:]) - 1, name)]

@@ -32,6 +32,22 @@ def test_verilog_dot_fp8_baseline_has_select_ports_and_streams(tmp_path):
     assert "output [31:0] o__payload;" in text and "3 stages at part boundaries 2,4,6" in text
 
 
+def test_verilog_dot_hif8_and_cfloat8_have_bias_ports(tmp_path):
+    path = tmp_path / "x.v"
+    assert main(["verilog", "dot", "--preset", "cfloat8_143", "--b-preset", "hif8", "--r", "4", "--f", "16",
+                 "--stages", "1", "-o", str(path)]) == 0
+    text = path.read_text()
+    assert "module fpforge_dot_cfloat8_143xhif8_r4_f16_s1(" in text
+    assert "input [69:0] i__payload;" in text  # a, b (32 bits each), bias_a (6 bits); HiF8 takes no bias
+    assert main(["verilog", "dot", "--preset", "cfloat8_152", "--r", "4", "--f", "16", "-o", str(path)]) == 0
+    text = path.read_text()
+    assert "input [5:0] bias_a;" in text and "input [5:0] bias_b;" in text
+    assert main(["verilog", "dot", "--preset", "hif8", "--b-preset", "e4m3", "--r", "16", "--f", "24", "-o",
+                 str(path)]) == 0
+    text = path.read_text()
+    assert "module fpforge_dot_hif8xe4m3_r16_f24(" in text and "bias" not in text and "sel_a" not in text
+
+
 def test_bdr_point_options_and_mixed_operands(tmp_path):
     path = tmp_path / "x.v"
     assert main(["verilog", "dot", "--preset", "bdr", "--m", "3", "--k1", "8", "--d1", "3", "--k2", "4", "--d2", "2",

@@ -404,7 +404,8 @@ def test_error_sweep_improves_with_f():
         (("mxfp8_e4m3", 32, 16, "e4m3"), "must be of one family"),
         (("fp32", 4, 16), "cannot be a dot-product operand"),
         (("nope", 4, 16), "unknown dot-product operand format 'nope'"),
-        (("hif8", 4, 16), "cannot be a dot-product operand"),
+        (("uhp", 4, 16), "uhp is unsigned: scalar dot-product elements are signed formats"),
+        (("binary8p3ue", 4, 16), "binary8p3ue is unsigned"),
     ],
 )
 def test_config_errors_name_the_rule(args, message):

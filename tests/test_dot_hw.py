@@ -11,6 +11,7 @@ from fpforge.golden.dot import DotConfig, dot, operand_words
 from fpforge.hw import DotProduct, build_unit, default_name, to_verilog
 from fpforge.hw.dot import STAGE_ORDER
 from fpforge.sim.vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
+from fpforge.sim.vectors.dot import bias_kwargs
 
 __all__: list[str] = []
 
@@ -21,7 +22,7 @@ def _ints(words):
 
 def _case(cfg, n_random, seed):
     ops = concat_dot_operands(cfg, [directed_dot_operands(cfg, seed), random_dot_operands(cfg, n_random, seed)])
-    res = dot(cfg, ops.a, None, ops.b, select_a=ops.sel_a, select_b=ops.sel_b)
+    res = dot(cfg, ops.a, None, ops.b, select_a=ops.sel_a, select_b=ops.sel_b, **bias_kwargs(cfg, ops))
     return ops, res, _ints(operand_words(cfg.a, ops.a)), _ints(operand_words(cfg.b, ops.b))
 
 
@@ -37,7 +38,9 @@ def _signed(v, bits):
 
 @pytest.mark.parametrize("name, b, r, f", [("mx4", None, 32, 16), ("bdr_m3_k8_d3_k4_d2", None, 16, 12),
                                            ("mxint8", None, 32, 20), ("mxfp4_e2m1", None, 32, 16),
-                                           ("fp8", None, 4, 24), ("e4m3", "e5m2", 4, 12), ("msfp12", None, 16, 8)])
+                                           ("fp8", None, 4, 24), ("e4m3", "e5m2", 4, 12), ("msfp12", None, 16, 8),
+                                           ("hif8", None, 4, 24), ("hif8", "e4m3", 4, 16),
+                                           ("cfloat8_143", None, 4, 20), ("cfloat8_152", "hif8", 4, 40)])
 def test_combinational_unit_matches_golden(name, b, r, f):
     cfg = DotConfig(name, r, f, b)
     ops, res, wa, wb = _case(cfg, 40, seed=r + f)
@@ -51,6 +54,9 @@ def test_combinational_unit_matches_golden(name, b, r, f):
             if "sel_a" in dut.signature.members:
                 ctx.set(dut.sel_a, int(ops.sel_a[k]))
                 ctx.set(dut.sel_b, int(ops.sel_b[k]))
+            for port in ("bias_a", "bias_b"):
+                if port in dut.signature.members:
+                    ctx.set(getattr(dut, port), int(getattr(ops, port)[k]))
             await ctx.delay(1e-9)
             got.append((ctx.get(dut.y), ctx.get(dut.sum), ctx.get(dut.exp)))
 

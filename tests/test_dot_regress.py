@@ -72,3 +72,34 @@ def test_dot_units_long(bundle, sim, regress):
 @pytest.mark.slow
 def test_combinational_dot_unit_on_verilator(regress):
     regress(_dot("mx4", 32, 16, 0), "verilator", vectors=100_000, seed=11)
+
+
+# -- HiF8 and CFloat8 elements (issue 16) -----------------------------------------------------------------------
+#: Units with HiF8, CFloat8 (bias_a/bias_b ports: random biases per dot product, 0 and 63 in a quarter each)
+#: and mixed scalar operands. make test: two Verilator builds and one Icarus run of a few hundred dot
+#: products with stalls; make regress: every bundle on both simulators, 100,000 random dot products each.
+ELEMENT_BUNDLES = {
+    "hif8-r16": [_dot("hif8", 16, 24, 2), _dot("hif8", 16, 16, 2, raw=False)],
+    "cfloat8_143-r8": [_dot("cfloat8_143", 8, 20, 3)],
+    "hif8xe4m3-r16": [_dot("hif8", 16, 20, 1, fmt_b="e4m3")],
+    "cfloat8_152xhif8-r8": [_dot("cfloat8_152", 8, 32, 5, fmt_b="hif8")],
+    "cfloat8_143-comb": [_dot("cfloat8_143", 4, 24, 0)],
+}
+ELEMENT_FAST = [("hif8-r16", "verilator"), ("cfloat8_143-r8", "verilator"), ("hif8xe4m3-r16", "icarus")]
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("bundle, sim", ELEMENT_FAST)
+def test_hif8_cfloat8_dot_units(bundle, sim, regress):
+    stall = 0.15 if ELEMENT_BUNDLES[bundle][0]["stages"] else 0.0
+    result = regress(ELEMENT_BUNDLES[bundle], sim, vectors=300, seed=16, stall=stall)
+    assert result.vectors >= 300 + 30  # the directed dot products come first
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+@pytest.mark.parametrize("sim", ("verilator", "icarus"))
+@pytest.mark.parametrize("bundle", list(ELEMENT_BUNDLES))
+def test_hif8_cfloat8_dot_units_long(bundle, sim, regress):
+    stall = 0.15 if ELEMENT_BUNDLES[bundle][0]["stages"] else 0.0
+    regress(ELEMENT_BUNDLES[bundle], sim, vectors=100_000, seed=1600, stall=stall)

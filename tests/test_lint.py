@@ -60,7 +60,8 @@ SHAPES = (
        dict(unit="dot", format="mxint8", r=32, f=16, stages=6, raw=True),
        dict(unit="dot", format="mxfp8_e5m2", format_b="mxfp4_e2m1", r=32, f=64, stages=1, raw=True),
        dict(unit="dot", format="msfp12", r=48, f=12, stages=3),
-       dict(unit="dot", format="bdr_m3_k8_d3_k4_d2", r=16, f=12, stages=4, raw=True)]
+       dict(unit="dot", format="bdr_m3_k8_d3_k4_d2", r=16, f=12, stages=4, raw=True),
+       dict(unit="dot", format="cfloat8_143", format_b="hif8", r=4, f=24, stages=2, raw=True)]
 )
 
 

@@ -8,7 +8,8 @@ reference; ``error_sweep``).
 
 An r-element dot product of two operands A and B. Each operand is r/k1 blocks of a block format in its
 packed layout (BDR: MX9/MX6/MX4/MSFP/any ``bdr(...)``; OCP MX: MXFP8/6/4, MXINT8), or r scalar codes
-(E4M3, E5M2, or ``fp8``: either of the two, chosen per operand and per dot product at run time; k1 = k2 = 1).
+(E4M3, E5M2, FNUZ, FP6/FP4, HiF8, CFloat8 with a run-time bias per operand and dot product, or ``fp8``: E4M3 or
+E5M2, chosen per operand and per dot product at run time; k1 = k2 = 1).
 :class:`DotConfig` holds the parameters (``a``, ``b``, ``r``, ``f``) and every width derived from them; the
 RTL generator (``fpforge.hw.dot``) reads the same object.
 
@@ -16,7 +17,8 @@ The pipeline, for each dot product (integers throughout; ``docs/dot.md`` draws i
 
 1. **Elements** enter as sign and magnitude: BDR the m-bit magnitude ``q``; OCP FP elements the significand
    with its hidden bit and an exponent offset ``eoff = max(e_field, 1) - 1``; INT8 ``|c|`` (−128 → 128);
-   scalar FP8 the significand (E5M2's 3 bits padded to E4M3's 4 when the unit takes both) with ``eoff``.
+   scalar elements their descriptor's ``dot_fields``: the significand (padded to the widest mantissa of the
+   operand's formats) with ``eoff`` (CFloat8: ``+ 63 - bias``, so the offsets cover every bias).
    NaN/Inf elements enter as 0 (see 8).
 2. **Products** ``mag_a * mag_b`` with sign ``s_a ^ s_b``; OCP FP products are shifted left by
    ``eoff_a + eoff_b`` (the element exponents: exact, inside the block).

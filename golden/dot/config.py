@@ -13,10 +13,10 @@ from fractions import Fraction
 import numpy as np
 
 from ..checks import describe
-from ..contract import BlockFormatLike
+from ..contract import BlockFormatLike, ScalarFormat
 from ..errors import FpforgeTypeError, FpforgeValueError
-from ..floatformat import FloatFormat
 from ..formats import get_format
+from ..registry import RUNTIME_BIAS_BITS
 
 __all__ = ["DotConfig", "F_RANGE", "FP8", "MAX_R", "OperandSide", "ScalarSet", "float_eoff_max", "operand_format"]
 
@@ -55,8 +55,14 @@ class OperandSide:
 
 @dataclass(frozen=True)
 class ScalarSet:
-    """Scalar minifloat elements (k1 = k2 = 1): one of ``formats`` per operand, chosen by a run-time
-    select (index into ``formats``) when there are several. ``FP8`` = E4M3 or E5M2, the paper's baseline."""
+    """Scalar narrow-float elements (k1 = k2 = 1): one of ``formats`` per operand, chosen by a run-time
+    select (index into ``formats``) when there are several. ``FP8`` = E4M3 or E5M2, the paper's baseline.
+
+    Each element enters as its descriptor's ``dot_fields`` (:class:`fpforge.golden.contract.ScalarFormat`):
+    sign, significand with hidden bit, exponent offset above ``dot_lsb``; the set puts them on a common
+    significand of ``M`` fraction bits and a common exponent origin ``lsb``. Sign/exponent/mantissa formats
+    (E4M3, E5M2, FNUZ, FP6, FP4), HiF8 (tapered) and CFloat8 (a run-time bias: the operand's 6-bit bias
+    input; the offsets cover every bias 0..63) qualify; unsigned and flush-to-zero formats do not."""
 
     formats: tuple
     name: str = ""
@@ -73,15 +79,15 @@ class ScalarSet:
         if not self.formats:
             raise FpforgeValueError("a scalar operand needs at least one element format")
         for f in self.formats:
-            if not isinstance(f, FloatFormat) or f.dtype is not None:
-                raise FpforgeValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, ...), "
-                                        f"not {getattr(f, 'name', f)!r}")
-            # The datapath reads a sign bit, a fixed exponent bias and IEEE-style denormals from the code.
-            why = ("has a run-time bias" if f.runtime_bias else "is unsigned" if not f.signed
-                   else "flushes denormals" if f.ftz else None)
+            if not isinstance(f, ScalarFormat) or f.dtype is not None:
+                raise FpforgeValueError(f"scalar dot-product elements are narrow float formats (e4m3, e5m2, hif8, "
+                                        f"cfloat8_143, ...), not {getattr(f, 'name', f)!r}")
+            # The datapath reads a sign bit and the code's own significand (denormals included).
+            why = "is unsigned" if not f.signed else "flushes denormals" if f.ftz else None
             if why:
-                raise FpforgeValueError(f"{f.name} {why}: scalar dot-product elements are signed fixed-bias formats "
-                                        "(e4m3, e5m2, the FNUZ, FP6 and FP4 formats)")
+                raise FpforgeValueError(f"{f.name} {why}: scalar dot-product elements are signed formats that "
+                                        "deliver their denormals (e4m3, e5m2, the FNUZ, FP6 and FP4 formats, "
+                                        "hif8, cfloat8_143, cfloat8_152)")
         if not self.name:
             object.__setattr__(self, "name", "+".join(f.name for f in self.formats))
 
@@ -89,6 +95,11 @@ class ScalarSet:
     def select_bits(self) -> int:
         """Width of the run-time select (0 with one format)."""
         return (len(self.formats) - 1).bit_length()
+
+    @property
+    def bias_bits(self) -> int:
+        """Width of the run-time bias input (``RUNTIME_BIAS_BITS`` when a format takes one, else 0)."""
+        return RUNTIME_BIAS_BITS if any(f.runtime_bias for f in self.formats) else 0
 
     @property
     def bits(self) -> int:
@@ -114,7 +125,7 @@ class ScalarSet:
         offsets' sum (there are no blocks)."""
         M = self.M
         mag_max = max(((1 << (f.mbits + 1)) - 1) << (M - f.mbits) for f in self.formats)
-        eoff_max = max(float_eoff_max(f) + self.eoff_base(f) for f in self.formats)
+        eoff_max = max(f.dot_eoff_max + self.eoff_base(f) for f in self.formats)
         return OperandSide(self, "scalar", mag_max, eoff_max, 0, self.lsb, 0, 0,
                            any(f.has_nan or f.has_inf for f in self.formats))
 
@@ -126,11 +137,11 @@ class ScalarSet:
     @property
     def lsb(self) -> int:
         """Exponent of the common significand's LSB at eoff = 0."""
-        return min(f.emin - self.M for f in self.formats)
+        return min(f.dot_lsb - (self.M - f.mbits) for f in self.formats)
 
     def eoff_base(self, fmt) -> int:
-        """What format ``fmt``'s ``max(e_field, 1) - 1`` is offset by in the common representation."""
-        return fmt.emin - self.M - self.lsb
+        """What format ``fmt``'s exponent offset (``dot_fields``) is offset by in the common representation."""
+        return fmt.dot_lsb - (self.M - fmt.mbits) - self.lsb
 
 
 FP8 = ScalarSet((get_format("e4m3"), get_format("e5m2")), "fp8")
@@ -138,7 +149,8 @@ FP8 = ScalarSet((get_format("e4m3"), get_format("e5m2")), "fp8")
 
 def operand_format(fmt):
     """The operand descriptor named by ``fmt``: a block format (``mx9``, ``mxfp8_e4m3``, ``bdr(...)``, …),
-    a scalar narrow float (``e4m3`` → ``ScalarSet((e4m3,))``) or ``fp8`` (E4M3 or E5M2 at run time).
+    a scalar narrow float (``e4m3`` → ``ScalarSet((e4m3,))``, ``hif8``, ``cfloat8_143``, …) or ``fp8`` (E4M3
+    or E5M2 at run time).
 
     Raises
     ------
@@ -154,13 +166,13 @@ def operand_format(fmt):
     except KeyError:
         raise FpforgeValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
                                 f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
-                                f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, ...) or fp8") from None
+                                f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, hif8, cfloat8_143, ...) or fp8") from None
     if isinstance(desc, BlockFormatLike):
         return desc
-    if isinstance(desc, FloatFormat) and desc.dtype is None:
+    if isinstance(desc, ScalarFormat) and desc.dtype is None:
         return ScalarSet((desc,))
     raise FpforgeValueError(f"{getattr(desc, 'name', desc)!r} cannot be a dot-product operand; valid: block formats, "
-                            "narrow float formats (e4m3, e5m2, ...) or fp8")
+                            "narrow float formats (e4m3, e5m2, hif8, cfloat8_143, ...) or fp8")
 
 
 def float_eoff_max(el) -> int:

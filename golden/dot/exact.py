@@ -14,7 +14,7 @@ from ..errors import FpforgeTypeError, FpforgeValueError
 from ..minifloat import decode, encode
 from .config import F_RANGE, DotConfig
 from .operands import as_operand, lead_shape
-from .pipeline import _INF, _QNAN, _flat_select, _resolve_config, dot, fp32_bits
+from .pipeline import _INF, _QNAN, _flat_bias, _flat_select, _resolve_config, dot, fp32_bits
 
 __all__ = ["ERROR_FORMATS", "ERROR_FS", "ExactResult", "dot_exact", "error_sweep", "quantized_operands"]
 
@@ -47,21 +47,23 @@ class ExactResult:
         return np.ldexp(top.astype(np.float64), (e + cut).astype(np.int32)).reshape(self.num.shape)
 
 
-def _values(side, data, n, r, select):
-    """float64 exact element values (n, r) from the formats' own decoders."""
+def _values(side, data, n, r, select, bias=None):
+    """float64 exact element values (n, r) from the formats' own decoders (run-time biases per dot product)."""
     fmt = side.fmt
     if side.family == "scalar":
         codes = np.asarray(data).astype(np.int64).reshape(n, r)
         sel = np.zeros(n, np.int64) if select is None else select
         vals = np.zeros((n, r))
         for idx, el in enumerate(fmt.formats):
-            v = decode(el, codes & ((1 << el.bits) - 1)).astype(np.float64)
+            eb = np.broadcast_to(bias[:, None], (n, r)) if el.runtime_bias else None
+            v = decode(el, codes & ((1 << el.bits) - 1), bias=eb).astype(np.float64)
             vals = np.where((sel == idx)[:, None], v, vals)
         return vals
     return decode_block(fmt, data).astype(np.float64).reshape(n, r)
 
 
-def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b=None) -> ExactResult:
+def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b=None, bias_a=None,
+              bias_b=None) -> ExactResult:
     """The exact dot products of the decoded elements (``decode_block`` / ``decode``), summed in exact
     integers and rounded once to FP32. Same arguments as :func:`dot` (``f`` only names the config)."""
     cfg = _resolve_config(fmt_a, fmt_b, r, f if f is not None else F_RANGE[0], a) if not isinstance(
@@ -70,8 +72,10 @@ def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, se
     lead = lead_shape(cfg, cfg.sa, a, "A")
     lead_shape(cfg, cfg.sb, b, "B")
     n = int(np.prod(lead, dtype=np.int64))
-    va = _values(cfg.sa, a, n, cfg.r, _flat_select(select_a, lead, cfg.sa, "select_a"))
-    vb = _values(cfg.sb, b, n, cfg.r, _flat_select(select_b, lead, cfg.sb, "select_b"))
+    va = _values(cfg.sa, a, n, cfg.r, _flat_select(select_a, lead, cfg.sa, "select_a"),
+                 _flat_bias(bias_a, lead, cfg.sa, "bias_a"))
+    vb = _values(cfg.sb, b, n, cfg.r, _flat_select(select_b, lead, cfg.sb, "select_b"),
+                 _flat_bias(bias_b, lead, cfg.sb, "bias_b"))
     with np.errstate(invalid="ignore", over="ignore"):
         p = va * vb  # only for the special-value classes
     pnan = np.isnan(p)
@@ -103,10 +107,12 @@ def dot_exact(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, se
 
 
 # -- operands from data and the error report --------------------------------------------------------------
-def quantized_operands(cfg, x, select=0, side="a"):
+def quantized_operands(cfg, x, select=0, side="a", bias=None):
     """Encode float32 vectors ``x`` (n, r) into the operand format of ``cfg`` (side ``a`` or ``b``): block
     formats with ``encode_block`` (their default rounding), scalar formats with a per-vector amax scale
-    (the FP8 RFC's per-tensor scaling; the scale stays outside the dot product) and saturating rne."""
+    (the FP8 RFC's per-tensor scaling; the scale stays outside the dot product) and saturating rne.
+    ``bias``: the run-time bias (0..63) of a run-time-bias element format, default 0 (the amax scale makes
+    the codes' relative values independent of it); refused for other formats."""
     from ..qsnr import amax_scale
 
     if not isinstance(cfg, DotConfig):
@@ -119,6 +125,10 @@ def quantized_operands(cfg, x, select=0, side="a"):
         raise FpforgeValueError(f"x must have shape (n, r = {cfg.r}), not {x.shape}")
     if fmt.dot_side.family == "scalar":
         el = fmt.formats[as_int(select, "select", 0, len(fmt.formats) - 1)]
+        if el.runtime_bias:
+            el = el.at(0 if bias is None else bias)
+        elif bias is not None:
+            raise FpforgeValueError(f"bias applies to run-time-bias formats (cfloat8_143, ...), not {el.name}")
         x64 = x.astype(np.float64)
         amax = np.abs(x64).max(axis=-1, keepdims=True)
         with np.errstate(invalid="ignore"):
@@ -126,13 +136,18 @@ def quantized_operands(cfg, x, select=0, side="a"):
         with np.errstate(over="ignore", invalid="ignore"):
             v = (x64 * s).astype(np.float32)
         return encode(el, v, rounding="rne", saturate=True).astype(np.uint64)
-    if select != 0:
-        raise FpforgeValueError(f"select picks one of several scalar element formats (fp8); {fmt.name} has none")
+    if select != 0 or bias is not None:
+        raise FpforgeValueError(f"select and bias apply to scalar element formats (fp8, cfloat8_143); {fmt.name} "
+                                "takes neither")
     return encode_block(fmt, x)
 
 
 #: Formats and windows of ``fpforge dot-error`` by default.
 ERROR_FORMATS = ("mx9", "mx6", "mx4", "mxfp8_e4m3", "mxint8", "e4m3", "e5m2")
+
+#: The run-time bias ``fpforge dot-error`` gives a run-time-bias operand (CFloat8): 0, as the QSNR table
+#: measures them (the per-vector amax scale absorbs any bias exactly).
+ERROR_BIAS = 0
 ERROR_FS = (8, 12, 16, 20, 24, 32, 48)
 
 
@@ -170,14 +185,16 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
         base = DotConfig(name, r, F_RANGE[0])
         a = quantized_operands(base, xa)
         b = quantized_operands(base, xb, side="b")
-        ex = dot_exact(base, a, None, b)
+        biases = {k: ERROR_BIAS if s.family == "scalar" and s.fmt.bias_bits else None
+                  for k, s in (("bias_a", base.sa), ("bias_b", base.sb))}
+        ex = dot_exact(base, a, None, b, **biases)
         x = ex.float64
-        va = _values(base.sa, a, n_vectors, r, None)
-        vb = _values(base.sb, b, n_vectors, r, None)
+        va = _values(base.sa, a, n_vectors, r, None, _flat_bias(biases["bias_a"], (n_vectors,), base.sa, "bias_a"))
+        vb = _values(base.sb, b, n_vectors, r, None, _flat_bias(biases["bias_b"], (n_vectors,), base.sb, "bias_b"))
         scale = np.abs(va * vb).sum(axis=1)
         for f in fs:
             cfg = DotConfig(name, r, f)
-            res = dot(cfg, a, None, b)
+            res = dot(cfg, a, None, b, **biases)
             y = res.value.astype(np.float64)
             err = np.abs(y - x)
             nz = x != 0

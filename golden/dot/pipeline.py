@@ -38,14 +38,20 @@ class _Elements:
 _FIELD_TABLES: dict = {}
 
 
-def _float_table(el, codes):
-    """:func:`element_fields` through a per-format table of every code (formats of up to 16 bits)."""
+def _float_table(el, codes, bias=None):
+    """The descriptor's ``dot_fields`` through a per-format table of every code (formats of up to 16 bits);
+    a run-time bias (per dot product, broadcast against ``codes``) moves the exponent offsets of the
+    table made at bias 0."""
     if el.bits > 16:
-        return element_fields(el, codes)
-    if el.name not in _FIELD_TABLES:
-        _FIELD_TABLES[el.name] = element_fields(el, np.arange(1 << el.bits, dtype=np.int64))
+        return el.dot_fields(codes, bias)
+    key = (type(el).__name__, el.name)
+    if key not in _FIELD_TABLES:
+        _FIELD_TABLES[key] = el.dot_fields(np.arange(1 << el.bits, dtype=np.int64), 0 if el.runtime_bias else None)
     idx = np.asarray(codes, np.intp)
-    return tuple(t[idx] for t in _FIELD_TABLES[el.name])
+    sign, sig, eoff, nan, inf = (t[idx] for t in _FIELD_TABLES[key])
+    if el.runtime_bias:
+        eoff = eoff - np.asarray(bias, np.int64)
+    return sign, sig, eoff, nan, inf
 
 
 def element_fields(el, codes):
@@ -57,14 +63,15 @@ def element_fields(el, codes):
     return sign, sig, eoff, cls.nan, cls.inf
 
 
-def _decode_side(side, data, n, nb, k1, n_sub, select):
+def _decode_side(side, data, n, nb, k1, n_sub, select, bias=None):
     fmt = side.fmt
     if side.family == "scalar":
         codes = np.asarray(data).astype(np.int64).reshape(n, nb, k1)  # checked by as_operand
         sel = np.zeros(n, np.int64) if select is None else select  # checked by _flat_select
+        bias = None if bias is None else bias[:, None, None]  # checked by _flat_bias
         out = None
         for idx, el in enumerate(fmt.formats):
-            s, sig, eoff, nan, inf = _float_table(el, codes & ((1 << el.bits) - 1))
+            s, sig, eoff, nan, inf = _float_table(el, codes & ((1 << el.bits) - 1), bias)
             sig = sig << (fmt.M - el.mbits)
             eoff = eoff + fmt.eoff_base(el)
             cur = (s, sig, eoff, nan, inf)
@@ -259,7 +266,8 @@ def _resolve_config(fmt_a, fmt_b, r, f, a):
     return DotConfig(fmt_a, r, f, fmt_b)
 
 
-def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b=None) -> DotResult:
+def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b=None, bias_a=None,
+        bias_b=None) -> DotResult:
     """Dot products of the pipeline, bit for bit as the RTL computes them.
 
     Parameters
@@ -279,6 +287,11 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
     select_a, select_b : int or array of int, optional
         For a scalar operand with several formats (``fp8``): which one each dot product uses (0 = E4M3,
         1 = E5M2 for ``fp8``); default 0.
+    bias_a, bias_b : int or array of int
+        For an operand with a run-time-bias format (``cfloat8_143``, ``cfloat8_152``), and required there:
+        its exponent bias, 0..63, one per dot product (an integer, or an integer array broadcastable to
+        the operands' leading shape: the RTL's ``bias_a``/``bias_b`` ports take one per transfer). Other
+        operands take none.
 
     Returns
     -------
@@ -295,8 +308,10 @@ def dot(fmt_a, a, fmt_b=None, b=None, *, f=None, r=None, select_a=None, select_b
                                 f"{lead_b}")
     n = int(np.prod(lead_a, dtype=np.int64))
     args = (n, cfg.nb, cfg.k1, cfg.n_sub)
-    ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a, cfg.sa, "select_a"))
-    eb = _decode_side(cfg.sb, b, *args, _flat_select(select_b, lead_a, cfg.sb, "select_b"))
+    ea = _decode_side(cfg.sa, a, *args, _flat_select(select_a, lead_a, cfg.sa, "select_a"),
+                      _flat_bias(bias_a, lead_a, cfg.sa, "bias_a"))
+    eb = _decode_side(cfg.sb, b, *args, _flat_select(select_b, lead_a, cfg.sb, "select_b"),
+                      _flat_bias(bias_b, lead_a, cfg.sb, "bias_b"))
     T, exp = _pipeline(cfg, ea, eb, n)
     y = fp32_bits(T, exp)
     nan, pos, ngt = _specials(ea, eb, n) if cfg.specials else (np.zeros(n, bool),) * 3
@@ -319,3 +334,23 @@ def _flat_select(select, lead, side=None, name="select"):
         return np.broadcast_to(sel, lead).reshape(-1)
     except ValueError:
         raise FpforgeValueError(f"{name} of shape {sel.shape} does not broadcast to the {lead} dot products") from None
+
+
+def _flat_bias(bias, lead, side, name):
+    """The run-time biases (n,) of an operand, one per dot product: required (0..63 integers, never cast) for
+    a run-time-bias format, refused for any other operand."""
+    bits = side.fmt.bias_bits if side.family == "scalar" else 0
+    if not bits:
+        if bias is not None:
+            raise FpforgeValueError(f"{name} applies to run-time-bias operands (cfloat8_143, cfloat8_152); "
+                                    f"{side.fmt.name} has a fixed bias: leave {name} None")
+        return None
+    hi = (1 << bits) - 1
+    if bias is None:
+        raise FpforgeValueError(f"{side.fmt.name} has a run-time bias: pass {name}= an integer in 0..{hi} (or one "
+                                "per dot product)")
+    b = as_codes(bias, bits, name=name, of=side.fmt.name, what="integers").astype(np.int64)
+    try:
+        return np.broadcast_to(b, lead).reshape(-1)
+    except ValueError:
+        raise FpforgeValueError(f"{name} of shape {b.shape} does not broadcast to the {lead} dot products") from None

@@ -27,18 +27,70 @@ def _is_int(fmt) -> bool:
 @dataclass
 class DotOperands:
     """Operands of n dot products of a :class:`fpforge.golden.dot.DotConfig`: ``a``/``b`` (BlockEncoding
-    (n, r) or scalar codes (n, r)), the run-time selects of ``fp8`` operands (n,), and labels
-    ``(first index, description)``."""
+    (n, r) or scalar codes (n, r)), the run-time selects of ``fp8`` operands (n,), labels
+    ``(first index, description)``, and the run-time biases of CFloat8 operands (n,; zeros by default,
+    read only for operands with a run-time bias: :func:`bias_kwargs`)."""
 
     a: object
     b: object
     sel_a: np.ndarray
     sel_b: np.ndarray
     labels: list
+    bias_a: np.ndarray = None
+    bias_b: np.ndarray = None
+
+    def __post_init__(self):
+        for name in ("bias_a", "bias_b"):
+            if getattr(self, name) is None:
+                setattr(self, name, np.zeros(len(self.sel_a), np.int64))
 
     @property
     def size(self):
         return len(self.sel_a)
+
+
+def _takes_bias(fmt) -> bool:
+    return _family(fmt) == "scalar" and fmt.bias_bits > 0
+
+
+def bias_kwargs(cfg, ops) -> dict:
+    """``bias_a=``/``bias_b=`` of :func:`fpforge.golden.dot.dot` for the operands that take a run-time bias."""
+    out = {}
+    for name, fmt in (("bias_a", cfg.a), ("bias_b", cfg.b)):
+        if _takes_bias(fmt):
+            out[name] = np.asarray(getattr(ops, name), np.int64)
+    return out
+
+
+def random_biases(rng, n):
+    """Run-time biases of n dot products: the ends 0 and 63 in a quarter each, the rest uniform."""
+    b = rng.integers(0, 64, n)
+    u = rng.random(n)
+    return np.where(u < 0.25, 0, np.where(u < 0.5, 63, b)).astype(np.int64)
+
+
+def _level_codes(el, rng, levels, *, nonzero=True):
+    """Finite non-negative codes of any scalar element format whose exponent offset (``dot_fields``) is the
+    available one nearest to ``levels`` (an int array; the format's own offset range 0..``dot_eoff_max``)."""
+    table = np.arange(el.sign_mask)
+    _, sig, eoff, nan, inf = el.dot_fields(table, 0 if el.runtime_bias else None)
+    ok = ~nan & ~inf & ((sig != 0) if nonzero else True)
+    codes, offs = table[ok], eoff[ok] - (63 if el.runtime_bias else 0)
+    order = np.lexsort((codes, offs))
+    codes, offs = codes[order], offs[order]
+    avail = np.unique(offs)
+    lv = np.asarray(levels)
+    pos = np.clip(np.searchsorted(avail, lv), 0, len(avail) - 1)
+    lower = np.clip(pos - 1, 0, len(avail) - 1)
+    near = np.where(np.abs(avail[lower] - lv) < np.abs(avail[pos] - lv), avail[lower], avail[pos])
+    lo = np.searchsorted(offs, near, "left")
+    hi = np.searchsorted(offs, near, "right")
+    return codes[lo + (rng.random(lv.shape) * (hi - lo)).astype(np.int64)]
+
+
+def _eoff_top(el) -> int:
+    """The largest exponent offset of a finite code at a fixed bias (the format's own scale)."""
+    return el.dot_eoff_max - (63 if el.runtime_bias else 0)
 
 def _concat_operands(fmt, parts):
     if isinstance(parts[0], BlockEncoding):
@@ -53,7 +105,8 @@ def concat_dot_operands(cfg, groups):
         labels += [(start + i, t) for i, t in g.labels]
         start += g.size
     return DotOperands(_concat_operands(cfg.a, [g.a for g in groups]), _concat_operands(cfg.b, [g.b for g in groups]),
-                       np.concatenate([g.sel_a for g in groups]), np.concatenate([g.sel_b for g in groups]), labels)
+                       np.concatenate([g.sel_a for g in groups]), np.concatenate([g.sel_b for g in groups]), labels,
+                       np.concatenate([g.bias_a for g in groups]), np.concatenate([g.bias_b for g in groups]))
 
 def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     """Raw random fields of one operand: block scales around a per-vector base (offsets up to ``spread``
@@ -89,10 +142,17 @@ def _scalar_clean(fmt, codes, sel, rng, special_frac):
     out = codes.copy()
     keep = rng.random((len(codes), 1)) < special_frac
     for idx, el in enumerate(fmt.formats):
-        _, _, _, nan, inf = element_fields(el, codes)
+        _, _, _, nan, inf = _fields(el, codes)
         bad = (nan | inf) & ~keep & (sel == idx)[:, None]
         out = np.where(bad, codes & (el.sign_mask | 1), out)
+        _, _, _, nan, inf = _fields(el, out)  # (a NaN at 1000...0, HiF8's or FNUZ's, stays one: 0)
+        out = np.where((nan | inf) & bad, 0, out)
     return out
+
+
+def _fields(el, codes):
+    """``dot_fields`` of codes of any scalar element format (a run-time bias read at 0: classes only)."""
+    return el.dot_fields(codes, 0 if el.runtime_bias else None)
 
 def random_dot_operands(cfg, n, seed):
     """``n`` random operand pairs for ``cfg``: half real data — variable-variance Gaussian vectors whose
@@ -110,6 +170,7 @@ def random_dot_operands(cfg, n, seed):
     nb, r = cfg.nb, cfg.r
     ops = []
     sels = {}
+    biases = {"a": None, "b": None}
     for side, fmt in (("a", cfg.a), ("b", cfg.b)):
         sel = rng.integers(0, len(fmt.formats), n) if _family(fmt) == "scalar" else np.zeros(n, np.int64)
         sels[side] = sel
@@ -124,11 +185,14 @@ def random_dot_operands(cfg, n, seed):
                 if pick.any():
                     real[pick] = quantized_operands(cfg, x[pick], select=idx, side=side)
             unscaled = rng.random(n_real) < 0.25
+            bias = random_biases(rng, n) if _takes_bias(fmt) else np.zeros(n, np.int64)
+            biases[side] = bias
             from ...golden.minifloat import encode
             for idx, el in enumerate(fmt.formats):
                 pick = unscaled & (sel[:n_real] == idx)
                 if pick.any():
-                    real[pick] = encode(el, x[pick], saturate=True).astype(np.uint64)
+                    eb = np.broadcast_to(bias[:n_real][pick][:, None], x[pick].shape) if el.runtime_bias else None
+                    real[pick] = encode(el, x[pick], saturate=True, bias=eb).astype(np.uint64)
             raw = _raw_side(fmt, n_raw, r, rng, spread=None)
             raw = _scalar_clean(fmt, raw, sel[n_real:], rng, 0.05)
             ops.append(np.concatenate([real, raw.astype(np.uint64)]))
@@ -140,7 +204,7 @@ def random_dot_operands(cfg, n, seed):
             raw = _raw_side(fmt, n_raw, nb, rng, spread=spread, special_frac=0.05)
             ops.append(_concat_operands(fmt, [real, raw]))
     labels = [(0, "random: quantized Gaussian data with spread block scales"), (n_real, "random: raw bit patterns")]
-    return DotOperands(ops[0], ops[1], sels["a"], sels["b"], labels)
+    return DotOperands(ops[0], ops[1], sels["a"], sels["b"], labels, biases["a"], biases["b"])
 
 def _pos_codes(fmt, rng, shape, *, nonzero=False, el=None):
     """Random finite non-negative element codes (BDR magnitude, OCP/scalar float code, INT8 0..127)."""
@@ -210,7 +274,7 @@ def directed_dot_operands(cfg, seed=0):
     ops = concat_dot_operands(cfg, directed_groups(cfg, rng))
     # Exact FP32 ties, by search.
     cands = _tie_candidates(cfg, rng)
-    res = dot(cfg, cands.a, None, cands.b, select_a=cands.sel_a, select_b=cands.sel_b)
+    res = dot(cfg, cands.a, None, cands.b, select_a=cands.sel_a, select_b=cands.sel_b, **bias_kwargs(cfg, cands))
     tie, odd = _fp32_tie(res.sum, res.exp)
     tie &= ~res.nan & ~res.inf
     pick = np.concatenate([np.nonzero(tie & odd)[0][:12], np.nonzero(tie & ~odd)[0][:12]])
@@ -225,7 +289,8 @@ def _take(cfg, ops, idx, label):
             return BlockEncoding(fmt, x.scale[idx], x.shift[idx], x.elem[idx])
         return np.asarray(x)[idx]
 
-    return DotOperands(take(cfg.a, ops.a), take(cfg.b, ops.b), ops.sel_a[idx], ops.sel_b[idx], [(0, label)])
+    return DotOperands(take(cfg.a, ops.a), take(cfg.b, ops.b), ops.sel_a[idx], ops.sel_b[idx], [(0, label)],
+                       ops.bias_a[idx], ops.bias_b[idx])
 
 def _group(cfg, a, b, label, sel_a=None, sel_b=None):
     n = a.scale.shape[0] if hasattr(a, "scale") else len(a)
@@ -252,16 +317,24 @@ def _stack(fmt, rows):
     el = np.concatenate([r[2] for r in rows])
     return _block_ops(fmt, sc, sh, el)
 
-def _scalar_codes(fmt, sel, rng, shape, *, ef=None, nonzero=True):
-    """Finite codes of the scalar operand, format per vector from ``sel``; ``ef`` forces exponent fields."""
+def _scalar_codes(fmt, sel, rng, shape, *, ef=None, level=None, nonzero=True):
+    """Finite codes of the scalar operand, format per vector from ``sel``; ``ef`` forces exponent fields
+    (sign/exponent/mantissa formats), ``level(el)`` exponent offsets (formats without exponent fields,
+    HiF8: :func:`_level_codes`)."""
     out = np.zeros(shape, np.int64)
     for idx, el in enumerate(fmt.formats):
         codes = rng.integers(1 if nonzero else 0, el.sign_mask, shape)
-        if ef is not None:
+        fields = hasattr(el, "exp_max_field")
+        if level is not None and not fields:
+            codes = _level_codes(el, rng, np.broadcast_to(np.asarray(level(el)), shape))
+        elif ef is not None and fields:
             e = np.broadcast_to(np.asarray(ef(el)), shape)
             codes = (e << el.mbits) | (codes & ((1 << el.mbits) - 1))
-        _, _, _, nan, inf = element_fields(el, codes)
-        codes = np.where(nan | inf, codes - (1 << el.mbits), codes)
+        _, _, _, nan, inf = _fields(el, codes)
+        if fields:
+            codes = np.where(nan | inf, codes - (1 << el.mbits), codes)
+        else:
+            codes = np.where(nan | inf, el.max_code, codes)
         codes = codes | (rng.integers(0, 2, shape) * el.sign_mask)
         out = np.where((sel == idx).reshape((-1,) + (1,) * (len(shape) - 1)), codes, out)
     return out
@@ -273,10 +346,14 @@ def _tie_candidates(cfg, rng):
     if _family(cfg.a) == "scalar":
         sa = rng.integers(0, len(cfg.a.formats), n)
         sb = rng.integers(0, len(cfg.b.formats), n)
-        a = _scalar_codes(cfg.a, sa, rng, (n, cfg.r), ef=lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r)))
-        b = _scalar_codes(cfg.b, sb, rng, (n, cfg.r), ef=lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r)))
+        ef = lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r))  # noqa: E731
+        level = lambda el: rng.integers(0, _eoff_top(el) + 1, (n, cfg.r))  # noqa: E731
+        a = _scalar_codes(cfg.a, sa, rng, (n, cfg.r), ef=ef, level=level)
+        b = _scalar_codes(cfg.b, sb, rng, (n, cfg.r), ef=ef, level=level)
         keep = rng.random((n, cfg.r)) < rng.choice([0.1, 0.3, 1.0], (n, 1))
-        return DotOperands(np.where(keep, a, 0).astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, "ties")])
+        return DotOperands(np.where(keep, a, 0).astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, "ties")],
+                           random_biases(rng, n) if _takes_bias(cfg.a) else None,
+                           random_biases(rng, n) if _takes_bias(cfg.b) else None)
     out = []
     for fmt in (cfg.a, cfg.b):
         lo, hi = _scale_range(fmt)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...golden.dot.pipeline import element_fields
 from .dot import (
     DotOperands,
     _block_ops,
+    _eoff_top,
     _family,
+    _fields,
     _flip,
     _group,
     _is_int,
@@ -19,7 +20,9 @@ from .dot import (
     _scalar_codes,
     _scale_range,
     _stack,
+    _takes_bias,
     _with_sign,
+    random_biases,
 )
 
 __all__ = ["BLOCK_GROUPS", "SCALAR_GROUPS", "directed_groups"]
@@ -54,13 +57,21 @@ class _ScalarContext:
         self.cfg, self.rng, self.groups = cfg, rng, []
         self.a, self.b = cfg.a, cfg.b
         self.pairs = [(x, y) for x in range(len(cfg.a.formats)) for y in range(len(cfg.b.formats))]
+        self.bias_rng = np.random.default_rng(rng.integers(1 << 32))  # run-time biases apart from the codes
 
     def sels(self, n):
         idx = np.arange(n) % len(self.pairs)
         return np.array([self.pairs[i][0] for i in idx]), np.array([self.pairs[i][1] for i in idx])
 
-    def add(self, a, b, sa, sb, label):
-        self.groups.append(DotOperands(a.astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, label)]))
+    def add(self, a, b, sa, sb, label, bias_a=None, bias_b=None):
+        """One group; operands with a run-time bias get random biases (a quarter each at 0 and 63) unless given."""
+        n = len(sa)
+        if bias_a is None and _takes_bias(self.a):
+            bias_a = random_biases(self.bias_rng, n)
+        if bias_b is None and _takes_bias(self.b):
+            bias_b = random_biases(self.bias_rng, n)
+        self.groups.append(DotOperands(a.astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, label)], bias_a,
+                                       bias_b))
 
     @staticmethod
     def sign_of(fmt, sel):
@@ -277,7 +288,7 @@ def scalar_zeros(ctx):
     # zero elements at the largest exponent beside live ones
     a = _scalar_codes(fa, sa, rng, (n, r))
     a[:, 0] = 0
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
+    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits, level=_eoff_top)
     add(a, b, sa, sb, "zeros: a zero element against the largest exponent")
 
 
@@ -308,6 +319,16 @@ def dominant_product(ctx):
     for d in sorted({1, cfg.W - 1, cfg.f - 3, cfg.f - 2, cfg.f - 1, cfg.f, cfg.f + 2, 10**6}):
         for s_a, s_b in pairs:
             el_a, el_b = fa.formats[s_a], fb.formats[s_b]
+            if not hasattr(el_a, "exp_max_field") or not hasattr(el_b, "exp_max_field"):  # by exponent offsets
+                top = _eoff_top(el_a)
+                lv = np.full((1, r), max(0, top - d))
+                lv[0, 0] = top
+                a = _scalar_codes(fa, np.array([s_a]), rng, (1, r), ef=lambda el: np.maximum(
+                    1, (el.max_code >> el.mbits) - np.minimum(d, top - lv)), level=lambda el: lv)
+                b = _scalar_codes(fb, np.array([s_b]), rng, (1, r), ef=lambda el: max(1, el.exp_max_field // 2),
+                                  level=lambda el: _eoff_top(el) // 2)
+                rows.append((a, b, s_a, s_b))
+                continue
             top_a = el_a.max_code >> el_a.mbits
             a = _scalar_codes(fa, np.array([s_a]), rng, (1, r))
             b = _scalar_codes(fb, np.array([s_b]), rng, (1, r))
@@ -316,7 +337,7 @@ def dominant_product(ctx):
             a_e = np.full(r, max(1, top_a - d))
             a_e[0] = top_a
             a = (a & ~(el_a.exp_max_field << el_a.mbits)) | (a_e << el_a.mbits)
-            _, _, _, nan, _ = element_fields(el_a, a)
+            _, _, _, nan, _ = _fields(el_a, a)
             a = np.where(nan, a - 1, a)
             b = (b & ~(el_b.exp_max_field << el_b.mbits)) | (mid_b << el_b.mbits)
             rows.append((a, b, s_a, s_b))
@@ -331,12 +352,14 @@ def extreme_exponents(ctx):
     sels, add = ctx.sels, ctx.add
     n = 3 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
-    add(a, b, sa, sb, "largest exponents")
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0)
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0)
-    add(a, b, sa, sb, "subnormal elements")
+    top = lambda el: el.max_code >> el.mbits  # noqa: E731
+    a = _scalar_codes(fa, sa, rng, (n, r), ef=top, level=_eoff_top)
+    b = _scalar_codes(fb, sb, rng, (n, r), ef=top, level=_eoff_top)
+    ends = np.arange(n) % 2 == 0  # largest exponents at the smallest bias, and at the largest
+    add(a, b, sa, sb, "largest exponents", np.where(ends, 0, 63), np.where(ends, 0, 63))
+    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0, level=lambda el: 0)
+    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0, level=lambda el: 0)
+    add(a, b, sa, sb, "subnormal elements", np.where(ends, 63, 0), np.where(ends, 63, 0))
 
 
 def single_products(ctx):
