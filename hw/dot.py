@@ -40,6 +40,7 @@ from ..golden.dot import DotConfig
 from ..golden.errors import FpforgeValueError
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
+from .epilogue import EpilogueOptions, attach_epilogue
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
 
@@ -140,11 +141,13 @@ class DotProduct(wiring.Component):
         Bad format, r, f (the :class:`DotConfig` rules) or stages.
     """
 
-    def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False):
+    def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
+                 out_format=None, out_rounding=None, saturate=True):
         cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
             raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
         self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
+        self._epilogue = EpilogueOptions(scale, amax, out_format, out_rounding, saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
             if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
@@ -153,6 +156,8 @@ class DotProduct(wiring.Component):
         if self._raw:
             outs["sum"] = signed(cfg.acc_bits)
             outs["exp"] = signed(cfg.exp_bits)
+        ins.update(self._epilogue.inputs())
+        outs.update(self._epilogue.outputs())
         self._ins, self._outs = ins, outs
         if stages == 0:
             members = {n: In(s) for n, s in ins.items()}
@@ -173,8 +178,14 @@ class DotProduct(wiring.Component):
 
     @property
     def latency(self) -> int:
-        """Cycles from operands to result when not stalled (= stages; 0 for the combinational unit)."""
-        return self._stages
+        """Cycles from operands to result when not stalled: stages (0 for the combinational unit), plus one
+        for the epilogue's register in a stream unit with an epilogue."""
+        return self._stages + (1 if self._stages and self._epilogue.enabled else 0)
+
+    @property
+    def epilogue(self) -> EpilogueOptions:
+        """The epilogue's options (``epilogue.enabled`` is False for the plain unit)."""
+        return self._epilogue
 
     @property
     def raw(self) -> bool:
@@ -198,16 +209,22 @@ class DotProduct(wiring.Component):
         text = self._cfg.describe()
         if self._raw:
             text += ", raw sum and exponent"
+        if self._epilogue.enabled:
+            text += ", " + self._epilogue.describe()
         if self._stages:
             text += f", {self._stages} stages at part boundaries {','.join(map(str, self.boundaries))}"
             if self._stages > len(STAGE_ORDER):
                 text += f" + {self._stages - len(STAGE_ORDER)} output"
+            if self._epilogue.enabled:
+                text += " + 1 epilogue"
         else:
             text += ", combinational"
         return text
 
     # -- elaboration --------------------------------------------------------------------------------------
     def elaborate(self, platform):
+        if self._epilogue.enabled:  # the plain unit inside, the epilogue behind its FP32 result
+            return attach_epilogue(self, DotProduct(self._cfg, stages=self._stages, raw=self._raw), platform)
         m = Module()
         if self._stages == 0:
             src = {n: getattr(self, n) for n in self._ins}
