@@ -58,7 +58,7 @@ def add_unit_options(p, units=_UNITS):
                    help="rounding mode (default: the format's first, rne for FP8, ta for HiF8), a comma list "
                         "(adds a run-time `mode` port), or `all`")
     p.add_argument("--saturate", action="store_true", default=None, help="overflow and ±Inf give ±max")
-    p.add_argument("--no-saturate", dest="saturate", action="store_false",
+    p.add_argument("--no-saturate", dest="saturate", action="store_false", default=None,
                    help="dot --out-format: overflow gives ±Inf (or NaN) instead of ±max (the cast saturates by "
                         "default there)")
     p.add_argument("--sat-port", action="store_true", help="run-time `sat` input instead of a fixed choice")

@@ -143,6 +143,7 @@ class DotProduct(wiring.Component):
 
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
                  out_format=None, out_rounding=None, saturate=True):
+        self._MustUse__silence = True  # until the arguments are known good
         cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
             raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
@@ -166,6 +167,7 @@ class DotProduct(wiring.Component):
             members = {"i": In(stream.Signature(data.StructLayout(ins))),
                        "o": Out(stream.Signature(data.StructLayout(outs)))}
         super().__init__(members)
+        self._MustUse__silence = False
 
     # -- properties -------------------------------------------------------------------------------------
     @property
