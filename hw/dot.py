@@ -29,6 +29,10 @@ stages placed at the part boundaries in the order :data:`STAGE_ORDER` (after P6 
 output; beyond six stages extra output registers are added for retiming): one dot product per cycle when
 not stalled, the result exactly S cycles after its operands; all stages advance together unless the
 output holds an untaken result; ``valid`` never depends on ``ready``.
+
+``scale``/``amax``/``out_format`` add the FP8 RFC's epilogue behind P6 (:mod:`fpforge.hw.epilogue`, which
+wraps the plain unit; ``docs/scaling.md``): scale fields in the payload, a running output amax, a cast to an
+8-bit format, and one more register in a stream unit (``latency`` = S + 1).
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
@@ -119,6 +123,20 @@ class DotProduct(wiring.Component):
     raw : bool
         Also output the raw fixed-point sum ``sum`` (signed, ``acc_bits``) and its exponent ``exp``
         (signed): the finite result is exactly ``sum * 2**exp``.
+    scale : bool
+        The FP8 RFC's scales: inputs ``scale_a``, ``scale_b``, ``inv_scale_out`` (FP32 bits, payload fields);
+        ``y = fp32(r * fp32(fp32(scale_a * scale_b) * inv_scale_out))`` and a ``flags`` output, bit for bit
+        :func:`fpforge.golden.scaling.epilogue`.
+    amax : bool
+        (stages >= 1) Output ``amax``: the running max of ``|fp32(r * fp32(scale_a * scale_b))|`` (``|r|``
+        without ``scale``) over the current tensor; input ``first`` (1: this dot product starts a tensor).
+    out_format : str or descriptor, optional
+        Cast ``y`` to this scalar format of at most 8 bits: output ``code`` (and ``flags``); a run-time-bias
+        format adds a ``bias`` input.
+    out_rounding : str, optional
+        The cast's rounding mode (default the format's first; not ``sr``).
+    saturate : bool
+        The cast saturates (default True, the RFC's choice).
 
     Members
     -------
@@ -130,15 +148,23 @@ class DotProduct(wiring.Component):
         (stages = 0) The FP32 result.
     sum, exp : Out(signed)
         (stages = 0, ``raw``) The raw result.
-    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b]))
-        (stages >= 1) Operands.
-    o : Out(stream.Signature(StructLayout y[, sum, exp]))
+    scale_a, scale_b, inv_scale_out, bias : In(32, 32, 32, 6)
+        (stages = 0, epilogue) See ``scale`` and ``out_format``.
+    code, flags : Out(format bits, 5)
+        (stages = 0, epilogue) See ``out_format`` and ``scale``.
+    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b][, scale_a, scale_b, inv_scale_out][, first][, bias]))
+        (stages >= 1) Operands (and the epilogue's fields).
+    o : Out(stream.Signature(StructLayout y[, sum, exp][, code][, flags][, amax]))
         (stages >= 1) Results, ``latency`` cycles later when not stalled.
 
     Raises
     ------
     ValueError
-        Bad format, r, f (the :class:`DotConfig` rules) or stages.
+        Bad format, r, f (the :class:`DotConfig` rules) or stages; ``amax`` on a combinational unit; an
+        ``out_format`` that is not a scalar format of at most 8 bits, an unknown or ``sr`` rounding;
+        ``out_rounding``/``saturate=False`` without ``out_format``.
+    TypeError
+        A switch that is not a bool.
     """
 
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
