@@ -89,8 +89,9 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
     builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
     ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
     output registers (:class:`RegisteredIO`, the paper's area method); ``scale``, ``amax`` and ``out_format``
-    add the FP8 RFC's epilogue (docs/scaling.md), ``rounding`` (one mode) and ``saturate`` (default True
-    there) then apply to the cast to ``out_format``. ``scaled-encoder`` builds a
+    add the FP8 RFC's epilogue (docs/scaling.md), ``rounding`` (one mode) and ``saturate`` then apply to the
+    cast to ``out_format``. ``saturate=None`` is the unit's default: off for encoders, on for the dot unit's
+    cast (where False is a choice). ``scaled-encoder`` builds a
     :class:`~fpforge.hw.scaling.ScaledEncoder` (``lanes`` values per transfer, default 1; ``scaling``
     ``fp32`` (default) or ``pow2``; ``latency`` >= 1, default 1). ``latency`` defaults to 0 (combinational)
     for the other units.
