@@ -44,12 +44,24 @@ def add_unit_options(p, units=_UNITS):
     d.add_argument("--raw", action="store_true", help="also output the raw fixed-point sum and its exponent")
     d.add_argument("--io-registers", action="store_true",
                    help="register every input and output of the combinational unit (the paper's area method)")
+    d.add_argument("--scale", action="store_true",
+                   help="FP8 RFC epilogue: scale_a, scale_b, inv_scale_out payload fields (FP32); y = "
+                        "fp32(r * fp32(fp32(scale_a*scale_b) * inv_scale_out)) with flags (docs/scaling.md)")
+    d.add_argument("--amax", action="store_true",
+                   help="running amax of |fp32(r * scale_a*scale_b)| over the stream, `first` payload field "
+                        "starts a tensor (stream units: --stages >= 1)")
+    d.add_argument("--out-format", default=None,
+                   help="cast y to this scalar format of at most 8 bits (e4m3, e5m2, hif8, ...): `code` output, "
+                        "saturating unless --no-saturate, rounding --rounding (default the format's first)")
     p.add_argument("--source", default=None, help="encoder source: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--target", default=None, help="decoder target: fp32, fp16 or bf16 (default fp32)")
     p.add_argument("--rounding", default=None,
                    help="rounding mode (default: the format's first, rne for FP8, ta for HiF8), a comma list "
                         "(adds a run-time `mode` port), or `all`")
-    p.add_argument("--saturate", action="store_true", help="overflow and ±Inf give ±max")
+    p.add_argument("--saturate", action="store_true", default=None, help="overflow and ±Inf give ±max")
+    p.add_argument("--no-saturate", dest="saturate", action="store_false", default=None,
+                   help="dot --out-format: overflow gives ±Inf (or NaN) instead of ±max (the cast saturates by "
+                        "default there)")
     p.add_argument("--sat-port", action="store_true", help="run-time `sat` input instead of a fixed choice")
     p.add_argument("--nan-to-zero", action="store_true", help="NaN operands encode as +0")
     p.add_argument("--paper-literal", action="store_true",
@@ -120,8 +132,12 @@ def unit_config(args) -> dict:
     if args.unit == "dot":
         cfg["format"], cfg["format_b"] = _dot_operands(args)
         cfg.update(r=args.r, f=args.f)
-        if args.rounding is not None:
-            cfg["rounding"] = args.rounding  # refused by build_unit: a dot unit rounds once, to nearest even
+        if args.rounding is not None:  # the cast to --out-format; refused by build_unit without one
+            cfg["rounding"] = tuple(r.strip() for r in args.rounding.split(","))
+        if args.out_format is not None:
+            cfg["out_format"] = args.out_format
+        if args.saturate is False:
+            cfg["saturate"] = False
         if args.compat != "default":
             cfg["compat"] = args.compat  # refused by build_unit: compat applies to HiF8 conversion units
     else:
@@ -152,11 +168,17 @@ def unit_config(args) -> dict:
             raise UsageError("choose one of --saturate (fixed) and --sat-port (run-time)")
     if (args.preset is not None or args.b_preset is not None) and args.unit != "dot":
         raise UsageError("--preset and --b-preset apply to dot units; give --format")
+    if args.out_format is not None and args.unit != "dot":
+        raise UsageError("--out-format applies to dot units (the cast of their epilogue); give --format")
+    if args.saturate is False and args.unit != "dot":
+        raise UsageError("--no-saturate applies to a dot unit's cast (--out-format); other units saturate only "
+                         "with --saturate")
     options = {"source": args.source, "target": args.target, "format_b": cfg.get("format_b"),
                "latency": args.latency, "stages": args.stages, "rand_bits": args.rand_bits, "seed": args.seed,
                "lanes": args.lanes, "scaling": args.scaling}
     switches = {"saturate": args.saturate, "nan_to_zero": args.nan_to_zero, "paper_literal": args.paper_literal,
-                "ieee_denormals": args.ieee_denormals, "raw": args.raw, "io_registers": args.io_registers}
+                "ieee_denormals": args.ieee_denormals, "raw": args.raw, "io_registers": args.io_registers,
+                "scale": args.scale, "amax": args.amax}
     if args.unit != "dot":
         options.update(r=args.r, f=args.f)
     cfg.update({k: v for k, v in options.items() if v is not None})

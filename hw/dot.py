@@ -29,6 +29,10 @@ stages placed at the part boundaries in the order :data:`STAGE_ORDER` (after P6 
 output; beyond six stages extra output registers are added for retiming): one dot product per cycle when
 not stalled, the result exactly S cycles after its operands; all stages advance together unless the
 output holds an untaken result; ``valid`` never depends on ``ready``.
+
+``scale``/``amax``/``out_format`` add the FP8 RFC's epilogue behind P6 (:mod:`fpforge.hw.epilogue`, which
+wraps the plain unit; ``docs/scaling.md``): scale fields in the payload, a running output amax, a cast to an
+8-bit format, and one more register in a stream unit (``latency`` = S + 1).
 """
 
 from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
@@ -42,6 +46,7 @@ from ..golden.floatformat import FloatFormat
 from ..golden.taperedformat import TaperedFormat
 from .block import block_layout
 from .classify import classify, float_fields, highest_one
+from .epilogue import EpilogueOptions, attach_epilogue
 from .hif8 import tapered_dot_fields
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
@@ -130,6 +135,20 @@ class DotProduct(wiring.Component):
     raw : bool
         Also output the raw fixed-point sum ``sum`` (signed, ``acc_bits``) and its exponent ``exp``
         (signed): the finite result is exactly ``sum * 2**exp``.
+    scale : bool
+        The FP8 RFC's scales: inputs ``scale_a``, ``scale_b``, ``inv_scale_out`` (FP32 bits, payload fields);
+        ``y = fp32(r * fp32(fp32(scale_a * scale_b) * inv_scale_out))`` and a ``flags`` output, bit for bit
+        :func:`fpforge.golden.scaling.epilogue`.
+    amax : bool
+        (stages >= 1) Output ``amax``: the running max of ``|fp32(r * fp32(scale_a * scale_b))|`` (``|r|``
+        without ``scale``) over the current tensor; input ``first`` (1: this dot product starts a tensor).
+    out_format : str or descriptor, optional
+        Cast ``y`` to this scalar format of at most 8 bits: output ``code`` (and ``flags``); a run-time-bias
+        format adds a ``bias`` input.
+    out_rounding : str, optional
+        The cast's rounding mode (default the format's first; not ``sr``).
+    saturate : bool
+        The cast saturates (default True, the RFC's choice).
 
     Members
     -------
@@ -143,22 +162,33 @@ class DotProduct(wiring.Component):
         (stages = 0) The FP32 result.
     sum, exp : Out(signed)
         (stages = 0, ``raw``) The raw result.
-    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b][, bias_a, bias_b]))
-        (stages >= 1) Operands.
-    o : Out(stream.Signature(StructLayout y[, sum, exp]))
+    scale_a, scale_b, inv_scale_out, bias : In(32, 32, 32, 6)
+        (stages = 0, epilogue) See ``scale`` and ``out_format``.
+    code, flags : Out(format bits, 5)
+        (stages = 0, epilogue) See ``out_format`` and ``scale``.
+    i : In(stream.Signature(StructLayout a, b[, sel_a, sel_b][, bias_a, bias_b][, scale_a, scale_b, inv_scale_out][, first][, bias]))
+        (stages >= 1) Operands (and the epilogue's fields).
+    o : Out(stream.Signature(StructLayout y[, sum, exp][, code][, flags][, amax]))
         (stages >= 1) Results, ``latency`` cycles later when not stalled.
 
     Raises
     ------
     ValueError
-        Bad format, r, f (the :class:`DotConfig` rules) or stages.
+        Bad format, r, f (the :class:`DotConfig` rules) or stages; ``amax`` on a combinational unit; an
+        ``out_format`` that is not a scalar format of at most 8 bits, an unknown or ``sr`` rounding;
+        ``out_rounding``/``saturate=False`` without ``out_format``.
+    TypeError
+        A switch that is not a bool.
     """
 
-    def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False):
+    def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
+                 out_format=None, out_rounding=None, saturate=True):
+        self._MustUse__silence = True  # until the arguments are known good
         cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
             raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
         self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
+        self._epilogue = EpilogueOptions(scale, amax, out_format, out_rounding, saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
             if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
@@ -170,6 +200,8 @@ class DotProduct(wiring.Component):
         if self._raw:
             outs["sum"] = signed(cfg.acc_bits)
             outs["exp"] = signed(cfg.exp_bits)
+        ins.update(self._epilogue.inputs())
+        outs.update(self._epilogue.outputs())
         self._ins, self._outs = ins, outs
         if stages == 0:
             members = {n: In(s) for n, s in ins.items()}
@@ -178,6 +210,7 @@ class DotProduct(wiring.Component):
             members = {"i": In(stream.Signature(data.StructLayout(ins))),
                        "o": Out(stream.Signature(data.StructLayout(outs)))}
         super().__init__(members)
+        self._MustUse__silence = False
 
     # -- properties -------------------------------------------------------------------------------------
     @property
@@ -190,8 +223,14 @@ class DotProduct(wiring.Component):
 
     @property
     def latency(self) -> int:
-        """Cycles from operands to result when not stalled (= stages; 0 for the combinational unit)."""
-        return self._stages
+        """Cycles from operands to result when not stalled: stages (0 for the combinational unit), plus one
+        for the epilogue's register in a stream unit with an epilogue."""
+        return self._stages + (1 if self._stages and self._epilogue.enabled else 0)
+
+    @property
+    def epilogue(self) -> EpilogueOptions:
+        """The epilogue's options (``epilogue.enabled`` is False for the plain unit)."""
+        return self._epilogue
 
     @property
     def raw(self) -> bool:
@@ -215,16 +254,22 @@ class DotProduct(wiring.Component):
         text = self._cfg.describe()
         if self._raw:
             text += ", raw sum and exponent"
+        if self._epilogue.enabled:
+            text += ", " + self._epilogue.describe()
         if self._stages:
             text += f", {self._stages} stages at part boundaries {','.join(map(str, self.boundaries))}"
             if self._stages > len(STAGE_ORDER):
                 text += f" + {self._stages - len(STAGE_ORDER)} output"
+            if self._epilogue.enabled:
+                text += " + 1 epilogue"
         else:
             text += ", combinational"
         return text
 
     # -- elaboration --------------------------------------------------------------------------------------
     def elaborate(self, platform):
+        if self._epilogue.enabled:  # the plain unit inside, the epilogue behind its FP32 result
+            return attach_epilogue(self, DotProduct(self._cfg, stages=self._stages, raw=self._raw), platform)
         m = Module()
         if self._stages == 0:
             src = {n: getattr(self, n) for n in self._ins}

@@ -53,7 +53,8 @@ def _check_options(unit, saturate, nan_to_zero, latency, rand_bits, seed, paper_
     for name, value in (("nan_to_zero", nan_to_zero), ("paper_literal", paper_literal),
                         ("ieee_denormals", ieee_denormals), ("raw", raw), ("io_registers", io_registers)):
         as_bool(value, name)
-    if not (isinstance(saturate, bool) or (isinstance(saturate, str) and saturate in ("off", "on", "runtime"))):
+    if not (saturate is None or isinstance(saturate, bool)
+            or (isinstance(saturate, str) and saturate in ("off", "on", "runtime"))):
         raise FpforgeTypeError(f"saturate must be True, False or 'runtime' ('off'/'on' for False/True), not "
                                f"{saturate!r}")
     if rand_bits is not None:
@@ -80,14 +81,17 @@ def _check_port_bits(what, bits):
                                 "bits (fewer elements or a smaller block)")
 
 
-def build_unit(unit, *, format, source=None, target=None, rounding=None, saturate=False,
+def build_unit(unit, *, format, source=None, target=None, rounding=None, saturate=None,
                nan_to_zero=False, latency=None, rand_bits=None, seed=None, paper_literal=False,
                ieee_denormals=False, format_b=None, r=None, f=None, stages=0, raw=False, io_registers=False,
-               lanes=None, scaling=None, compat=None):
+               lanes=None, scaling=None, compat=None, scale=False, amax=False, out_format=None):
     """Build an encoder or decoder; ``latency`` 0 is combinational, N >= 1 a stream pipeline. ``dot``
     builds a :class:`DotProduct` from ``format`` (A), ``format_b`` (B, default A's), ``r``, ``f``,
     ``stages`` (0: combinational) and ``raw``; ``io_registers`` wraps the combinational unit in input and
-    output registers (:class:`RegisteredIO`, the paper's area method). ``scaled-encoder`` builds a
+    output registers (:class:`RegisteredIO`, the paper's area method); ``scale``, ``amax`` and ``out_format``
+    add the FP8 RFC's epilogue (docs/scaling.md), ``rounding`` (one mode) and ``saturate`` then apply to the
+    cast to ``out_format``. ``saturate=None`` is the unit's default: off for encoders, on for the dot unit's
+    cast (where False is a choice). ``scaled-encoder`` builds a
     :class:`~fpforge.hw.scaling.ScaledEncoder` (``lanes`` values per transfer, default 1; ``scaling``
     ``fp32`` (default) or ``pow2``; ``latency`` >= 1, default 1). ``latency`` defaults to 0 (combinational)
     for the other units.
@@ -118,13 +122,23 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
         latency = 1 if unit == "scaled-encoder" else 0
     rand_bits = DEFAULT_RAND_BITS if rand_bits is None else rand_bits
     seed = 0 if seed is None else seed
-    saturate_given = saturate not in (False, "off")
+    if unit == "dot":  # None: the unit's default (the cast saturates); False is a choice there
+        saturate_given = saturate is not None
+        if saturate == "runtime":
+            raise FpforgeValueError("a dot unit's cast saturates or not at build time: saturate must be True or "
+                                    "False, not 'runtime'")
+        saturate = {None: True, "on": True, "off": False}.get(saturate, saturate)
+    else:
+        saturate = False if saturate is None else saturate
+        saturate_given = saturate not in (False, "off")
     given = {k for k, v in dict(source=source, target=target, rounding=rounding, saturate=saturate_given,
                                 nan_to_zero=nan_to_zero, latency=latency, paper_literal=paper_literal,
                                 ieee_denormals=ieee_denormals, format_b=format_b, r=r, f=f, stages=stages,
                                 raw=raw, io_registers=io_registers, lanes=lanes, scaling=scaling,
-                                compat=None if compat == "default" else compat).items() if v not in (None, False, 0)}
-    uses = {"dot": {"format_b", "r", "f", "stages", "raw", "io_registers"},
+                                compat=None if compat == "default" else compat, scale=scale, amax=amax,
+                                out_format=out_format).items() if v not in (None, False, 0)}
+    uses = {"dot": {"format_b", "r", "f", "stages", "raw", "io_registers", "scale", "amax", "out_format"}
+            | ({"rounding", "saturate"} if out_format is not None else set()),
             "encoder": {"source", "rounding", "saturate", "nan_to_zero", "latency", "paper_literal",
                         "ieee_denormals", "compat"},
             "decoder": {"target", "latency", "ieee_denormals", "compat"},
@@ -134,7 +148,8 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
                                "ieee_denormals", "lanes", "scaling", "compat"}}[unit]
     unused = sorted(given - uses)
     if unused:
-        why = {"dot": " (its depth is stages; it rounds once to FP32, nearest even)",
+        why = {"dot": " (its depth is stages; it rounds once to FP32, nearest even; rounding and saturate apply "
+                      "to the cast of out_format)",
                "decoder": " (a decoder is exact)", "block-decoder": " (a decoder is exact)",
                "block-encoder": " (block units always saturate)"}.get(unit, "")
         raise FpforgeValueError(f"a{'n' if unit[0] in 'e' else ''} {unit} unit does not take {', '.join(unused)}"
@@ -146,7 +161,13 @@ def build_unit(unit, *, format, source=None, target=None, rounding=None, saturat
         for side, bits in zip("AB", cfg.operand_bits):
             _check_port_bits(f"operand {side} ({cfg.r} elements of {cfg.a.name if side == 'A' else cfg.b.name})",
                              bits)
-        unit = DotProduct(cfg, stages=stages, raw=raw)
+        if isinstance(rounding, (tuple, list)):
+            if len(rounding) != 1:
+                raise FpforgeValueError(f"a dot unit's cast to out_format rounds with one mode, not "
+                                        f"{','.join(rounding)}")
+            rounding = rounding[0]
+        unit = DotProduct(cfg, stages=stages, raw=raw, scale=scale, amax=amax, out_format=out_format,
+                          out_rounding=rounding, saturate=saturate)
         if io_registers:
             if stages:
                 raise FpforgeValueError("io_registers wraps the combinational unit: use stages=0 with it")
@@ -198,7 +219,7 @@ def default_name(component):
     if isinstance(component, RegisteredIO):
         return default_name(component.core) + "_io"
     if isinstance(component, DotProduct):
-        return (f"fpforge_dot_{component.config.name}" + ("_raw" if component.raw else "")
+        return (f"fpforge_dot_{component.config.name}" + ("_raw" if component.raw else "") + component.epilogue.suffix()
                 + (f"_s{component.stages}" if component.stages else ""))
     core = getattr(component, "core", component)
     if isinstance(component, ScaledEncoder):

@@ -23,7 +23,8 @@ from .names import format_label
 from .pipeline import Pipeline
 from .rounding import MODE_WIDTH
 
-__all__ = ["SCALINGS", "SCALED_SOURCES", "Fp32Multiplier", "ScaledEncoder", "ScaledEncoderCore", "scalar_encoder"]
+__all__ = ["SCALINGS", "SCALED_SOURCES", "Fp32Multiplier", "ScaledEncoder", "ScaledEncoderCore", "running_max",
+           "scalar_encoder"]
 
 #: Scale options: an FP32 multiply, or a power-of-two exponent add (scale ``2**k``, ``k`` a signed 9-bit port).
 SCALINGS = ("fp32", "pow2")
@@ -258,18 +259,25 @@ class ScaledEncoderCore(wiring.Component):
             mag = Signal(31, name=f"mag{j}")  # FP32 magnitude bits
             m.d.comb += mag.eq(a[:31] if src.bits == 32 else Cat(Const(0, 16), a[:15]))
             mags.append(mag)
-        level = 0
-        while len(mags) > 1:  # a balanced comparator tree
-            nxt = []
-            for i in range(0, len(mags) - 1, 2):
-                top = Signal(31, name=f"max{level}_{i // 2}")
-                m.d.comb += top.eq(Mux(mags[i] >= mags[i + 1], mags[i], mags[i + 1]))
-                nxt.append(top)
-            mags = nxt + mags[len(mags) - len(mags) % 2 :]
-            level += 1
-        row, prev = mags[0], self.amax_prev[:31]
-        m.d.comb += self.amax.eq(Mux(self.first | (row > prev), row, prev))
+        m.d.comb += self.amax.eq(running_max(m, mags, self.first, self.amax_prev[:31]))
         return m
+
+
+def running_max(m, mags, first, prev):
+    """The running amax update of the scaled encoder (and the dot epilogue): ``first ? row : max(prev, row)``
+    with ``row`` the largest of ``mags`` (31-bit FP32 magnitude bit patterns, a balanced comparator tree);
+    as FP32 bit patterns a NaN wins, then +Inf. Returns the value (31 bits)."""
+    level = 0
+    while len(mags) > 1:  # a balanced comparator tree
+        nxt = []
+        for i in range(0, len(mags) - 1, 2):
+            top = Signal(31, name=f"max{level}_{i // 2}")
+            m.d.comb += top.eq(Mux(mags[i] >= mags[i + 1], mags[i], mags[i + 1]))
+            nxt.append(top)
+        mags = nxt + mags[len(mags) - len(mags) % 2 :]
+        level += 1
+    row = mags[0]
+    return Mux(first | (row > prev), row, prev)
 
 
 def _layout(members, skip=()):

@@ -159,7 +159,12 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
 def _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress):
     from .cases import dot_case
 
-    case = dot_case(cfg, n_random=vectors, seed=seed, directed=directed)
+    if unit.epilogue.enabled:
+        from .epilogue import epilogue_case
+
+        case = epilogue_case(cfg, n_random=vectors, seed=seed, directed=directed)
+    else:
+        case = dot_case(cfg, n_random=vectors, seed=seed, directed=directed)
     build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
     if unit.stages == 0:
         return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=1, seed=seed,

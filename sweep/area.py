@@ -288,10 +288,41 @@ def area_dot():
                      "(`--io-registers`), yosys onto `fpforge45.lib` (Nangate45 cell areas) with the fast ABC "
                      "script, no timing constraint. FP8 baseline: the `fp8` unit (E4M3 or E5M2 per operand at run "
                      "time). `hif8`, `cfloat8_143`, `cfloat8_152`: units of that one element format (CFloat8 with its "
-                     "two 6-bit bias inputs). Memory: 64-byte accesses for a 256-element tile, ceil(256 × bits per element / 512). "
-                     "The full design space is `fpforge sweep paper` (docs/sweep.md).",
+                     "two 6-bit bias inputs). Memory: 64-byte accesses for a 256-element tile, ceil(256 × bits per "
+                     "element / 512). The full design space is `fpforge sweep paper` (docs/sweep.md). The second "
+                     "table: the FP8 RFC's epilogue (docs/scaling.md) beside the plain stream unit of the same "
+                     "configuration.",
                      [Table(["unit", "r", "f", "area µm²", "GE", "flip-flops", "area / FP8", "bits/elem",
-                             "64 B accesses per tile", "memory / FP8", "area × memory / FP8", "paper"], rows, render)])
+                             "64 B accesses per tile", "memory / FP8", "area × memory / FP8", "paper"], rows, render),
+                      _epilogue_table()])
+
+
+#: The configurations the epilogue table shows (stream units, one stage; the epilogue adds its own register).
+#: MX9 only: the FP8 pair takes 5-7 min per unit in yosys on a loaded 2-core machine, near the synthesis
+#: timeout (`fpforge synth dot --preset fp8 --r 16 --f 32 --stages 1 [--scale --amax --out-format e4m3]`
+#: measures it: 11,134 / 32,508 µm², docs/scaling.md).
+EPILOGUE_AREA = (("mx9", 16, 32),)
+
+
+def _epilogue_table():
+    """Plain stream dot units (1 stage) beside the same units with ``scale``, ``amax`` and a saturating
+    E4M3 cast (1 + 1 stages): what the epilogue costs."""
+    rows = []
+    for name, r, f in EPILOGUE_AREA:
+        plain = dict(unit="dot", format=name, r=r, f=f, stages=1)
+        rows.append((f"{name} r={r} f={f}", [plain, dict(plain, scale=True, amax=True, out_format="e4m3")]))
+
+    def render(label, reps):
+        plain, scaled = reps
+        cells = [label, _cell(plain), _cell(scaled)]
+        if not all(rep and not isinstance(rep, TaskFailure) for rep in reps):
+            return cells + ["", "", ""]
+        return cells + [f"{scaled['area_um2'] - plain['area_um2']:,.0f}", f"{scaled['area_um2'] / plain['area_um2']:.2f}",
+                        f"{plain['flip_flops']:,} → {scaled['flip_flops']:,}"]
+
+    return Table(["unit (stream)", "plain, 1 stage", "scale + amax + e4m3 cast, 1 + 1 stages", "epilogue µm²",
+                  "area ratio", "flip-flops"], rows, render, title="The FP8 RFC's epilogue (`--scale --amax "
+                  "--out-format e4m3`), beside the plain unit")
 
 
 def area_p3109():

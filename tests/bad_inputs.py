@@ -183,6 +183,32 @@ _UNIT = [
     ("dot-port-too-wide", ["dot", "--preset", "mx9", "--r", "1048576", "--f", "16"], "bits"),
     ("dot-bdr-options-on-e4m3", ["dot", "--preset", "e4m3", "--m", "3", "--r", "4", "--f", "16"],
      "apply to BDR formats"),
+    # the dot epilogue (--scale --amax --out-format)
+    ("dot-amax-combinational", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--amax"], "give stages >= 1"),
+    ("dot-out-format-block", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "mx9"],
+     "scalar format of at most 8 bits"),
+    ("dot-out-format-wide", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "shp"],
+     "scalar format of at most 8 bits"),
+    ("dot-out-format-source", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "bf16"],
+     "scalar format of at most 8 bits"),
+    ("dot-out-format-unknown", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "nope"],
+     "unknown format 'nope'"),
+    ("dot-out-format-fp8", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "fp8"],
+     "unknown format 'fp8'"),
+    ("dot-out-rounding-sr", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "e4m3", "--rounding",
+                             "sr"], "no random source"),
+    ("dot-out-rounding-two", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "e4m3",
+                              "--rounding", "rne,rtz"], "rounds with one mode"),
+    ("dot-out-rounding-unknown", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "e4m3",
+                                  "--rounding", "hr"], "unknown rounding 'hr' for e4m3"),
+    ("dot-no-saturate-without-cast", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--scale",
+                                      "--no-saturate"], "does not take saturate"),
+    ("dot-sat-port", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--out-format", "e4m3", "--sat-port"],
+     "not 'runtime'"),
+    ("encoder-out-format", ["encoder", "--format", "e4m3", "--out-format", "e5m2"], "--out-format applies to dot"),
+    ("encoder-no-saturate", ["encoder", "--format", "e4m3", "--no-saturate"], "--no-saturate applies to a dot"),
+    ("encoder-scale", ["encoder", "--format", "e4m3", "--scale"], "does not take scale"),
+    ("scaled-encoder-amax", ["scaled-encoder", "--format", "e4m3", "--amax"], "does not take amax"),
     ("scaled-lanes-zero", ["scaled-encoder", "--format", "e4m3", "--lanes", "0"], "lanes must be an integer in 1..64"),
     ("scaled-latency-zero", ["scaled-encoder", "--format", "e4m3", "--latency", "0"],
      "latency must be an integer >= 1"),
@@ -191,6 +217,8 @@ _UNIT = [
     ("lanes-on-encoder", ["encoder", "--format", "e4m3", "--lanes", "2"], "does not take lanes"),
 ]
 _UNIT_OUT = [
+    ("dot-amax-io-registers", ["dot", "--preset", "mx9", "--r", "16", "--f", "24", "--amax", "--io-registers"],
+     "give stages >= 1"),
     ("output-directory", ["encoder", "--format", "e4m3", "-o", "{dir}"], "is a directory"),
     ("output-missing-dir", ["encoder", "--format", "e4m3", "-o", "nodir/e.v"], "does not exist"),
     ("output-parent-is-file", ["encoder", "--format", "e4m3", "-o", "{file}/e.v"], "is not a directory"),
@@ -328,7 +356,7 @@ def _api_cases():
     from fpforge import golden
     from fpforge.golden import dot as gdot
     from fpforge.golden import qsnr as gq
-    from fpforge.hw import build_unit, to_verilog
+    from fpforge.hw import DotProduct, build_unit, to_verilog
 
     x = np.ones(32, np.float32)
     enc = golden.encode_block("mx9", np.ones((2, 32), np.float32))
@@ -535,6 +563,28 @@ def _api_cases():
         ("build-unit-rounding-empty", lambda: build_unit("encoder", format="e4m3", rounding=()), V, "rounding"),
         ("build-unit-rounding-int", lambda: build_unit("encoder", format="e4m3", rounding=3), T, "rounding"),
         ("build-unit-dot-latency", lambda: build_unit("dot", format="mx9", r=32, f=16, latency=1), V, "latency"),
+        # the dot epilogue
+        ("dot-epilogue-amax-combinational", lambda: build_unit("dot", format="mx9", r=16, f=24, amax=True), V,
+         "give stages >= 1"),
+        ("dot-epilogue-scale-int", lambda: build_unit("dot", format="mx9", r=16, f=24, scale=1), T,
+         "scale must be True or False"),
+        ("dot-epilogue-out-format-block", lambda: DotProduct("mx9", 16, 24, out_format="mx9"), V,
+         "scalar format of at most 8 bits"),
+        ("dot-epilogue-out-format-unknown", lambda: DotProduct("mx9", 16, 24, out_format="e9m9"), V,
+         "unknown format 'e9m9'"),
+        ("dot-epilogue-rounding-sr", lambda: DotProduct("mx9", 16, 24, out_format="e4m3", out_rounding="sr"), V,
+         "no random source"),
+        ("dot-epilogue-rounding-tuple", lambda: DotProduct("mx9", 16, 24, out_format="e4m3", out_rounding=("rne",)),
+         T, "out_rounding must be one mode name"),
+        ("dot-epilogue-rounding-without-cast", lambda: DotProduct("mx9", 16, 24, out_rounding="rne"), V,
+         "give out_format"),
+        ("dot-epilogue-no-saturate-without-cast", lambda: DotProduct("mx9", 16, 24, scale=True, saturate=False), V,
+         "give out_format"),
+        ("dot-epilogue-saturate-runtime", lambda: build_unit("dot", format="mx9", r=16, f=24, out_format="e4m3",
+                                                             saturate="runtime"), V, "not 'runtime'"),
+        ("dot-epilogue-rounding-no-cast", lambda: build_unit("dot", format="mx9", r=16, f=24, stages=1,
+                                                             rounding="rne"), V, "does not take rounding"),
+        ("encoder-amax", lambda: build_unit("encoder", format="e4m3", amax=True), V, "does not take amax"),
         ("to-verilog-empty-name", lambda: to_verilog(build_unit("decoder", format="e4m3"), ""), V, "module name"),
     ]
     return cases
