@@ -403,14 +403,17 @@ def epilogue(result, scale_a, scale_b, inv_scale_out=1.0, out_fmt=None, *, round
 
 
 def scaled_dot(a, b, scale_a, scale_b, inv_scale_out=1.0, out_fmt=None, *, fmt, fmt_b=None, f=None, r=None,
-               select_a=None, select_b=None, rounding=None, saturate=True, bias=None) -> ScaledDotResult:
+               select_a=None, select_b=None, bias_a=None, bias_b=None, rounding=None, saturate=True,
+               bias=None) -> ScaledDotResult:
     """The RFC's scaled matmul, one dot product per leading index: :func:`fpforge.golden.dot.dot` on the
     operand codes/blocks ``a``, ``b`` (formats ``fmt``, ``fmt_b``; window ``f``), then :func:`epilogue`.
 
     Returns the FP32 result ``y`` (or its cast to ``out_fmt``, saturating unless ``saturate=False``) and
-    the output amax. The RTL epilogue (a later phase) computes exactly this.
+    the output amax. ``bias_a``/``bias_b``: the operands' run-time biases (CFloat8 operands, as
+    :func:`fpforge.golden.dot.dot` takes them); ``bias``: the output format's (a CFloat8 ``out_fmt``). The RTL
+    epilogue (``DotProduct(scale=, amax=, out_format=)``) computes exactly this.
     """
     from .dot import dot
 
-    res = dot(fmt, a, fmt_b, b, f=f, r=r, select_a=select_a, select_b=select_b)
+    res = dot(fmt, a, fmt_b, b, f=f, r=r, select_a=select_a, select_b=select_b, bias_a=bias_a, bias_b=bias_b)
     return epilogue(res, scale_a, scale_b, inv_scale_out, out_fmt, rounding=rounding, saturate=saturate, bias=bias)

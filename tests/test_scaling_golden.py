@@ -352,3 +352,21 @@ def test_the_unit_model_takes_any_fp32_scale():
     assert decode("e4m3", codes[:3]).tolist() == [0, -0.0, 0] and codes[3] == 0x7F and flags[3] & 1
     codes, flags = scaled_encode_with_flags("e5m2", x, F(np.nan))
     assert (codes == 0x7E).all() and (flags & 1).all()  # the canonical (positive) NaN
+
+
+def test_scaled_dot_passes_the_operands_biases_through():
+    """CFloat8 operands carry their run-time biases into the dot product; the epilogue then multiplies by
+    fp32(fp32(scale_a * scale_b) * inv_scale_out), here checked with numpy's own float32 arithmetic."""
+    from fpforge.golden.dot import dot
+    from fpforge.golden.scaling import scaled_dot
+
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 256, (50, 16)).astype(np.uint8)
+    b = rng.integers(0, 256, (50, 16)).astype(np.uint8)
+    bias_a, bias_b = rng.integers(0, 64, 50), 20
+    res = scaled_dot(a, b, 0.5, 3.0, 0.25, fmt="cfloat8_143", fmt_b="cfloat8_143", f=32, bias_a=bias_a, bias_b=bias_b)
+    raw = dot("cfloat8_143", a, "cfloat8_143", b, f=32, bias_a=bias_a, bias_b=bias_b).value
+    c = np.float32(np.float32(0.5) * np.float32(3.0)) * np.float32(0.25)
+    np.testing.assert_array_equal(res.y.view(np.uint32), (raw * c).astype(np.float32).view(np.uint32))
+    with pytest.raises(ValueError, match="bias"):
+        scaled_dot(a, b, 1.0, 1.0, fmt="cfloat8_143", f=32)
