@@ -1,25 +1,12 @@
 """Typed unit specs: one frozen dataclass per unit kind, validated once, with a stable JSON form and a hash.
 
-A spec holds exactly the options its unit takes, with the defaults resolved and the names canonical:
-``EncoderSpec(format="CFloat8_143", ieee_denormals=...)`` does not exist — the variant sugar
-(``ieee_denormals``, ``paper_literal``, ``compat``) is resolved into the format's registered variant name
-(``cfloat8_143_ieee``) by :func:`spec_from_options`, the one route from the keyword style of
-:func:`fpforge.hw.build_unit`. So two spellings of one unit give one spec, one JSON form and one hash.
+A spec holds exactly the options its unit takes, with the defaults resolved and the names canonical. The
+variant sugar (``ieee_denormals``, ``paper_literal``, ``compat``) is no field: :func:`spec_from_options`,
+the one route from the keyword style of :func:`fpforge.hw.build_unit`, resolves it into the format's
+registered variant (``cfloat8_143`` with ``ieee_denormals=True`` is ``format="cfloat8_143_ieee"``). So two
+spellings of one unit give one spec, one JSON form and one hash.
 
-Fields (every one keyword-only; ``format`` is required):
-
-=================  ====================================================================================
-EncoderSpec        format, source (fp32), rounding (the format's first mode), saturate (False, True or
-                   ``"runtime"``), nan_to_zero, latency (0), rand_bits (16) and seed (0) — the last two
-                   only with ``sr`` among the roundings, else None
-DecoderSpec        format, target (fp32), latency (0)
-BlockEncoderSpec   format, source (fp32), rounding, latency (0), rand_bits, seed (as for EncoderSpec)
-BlockDecoderSpec   format, target (fp32), latency (0)
-DotSpec            format (operand A), format_b (B; default A's), r, f, stages (0), raw, io_registers
-ScaledEncoderSpec  format, source, rounding, saturate, nan_to_zero, latency (1), lanes (1), scaling
-                   (fp32), rand_bits, seed
-=================  ====================================================================================
-
+Fields are keyword-only; each class's are listed in docs/architecture.md ("Typed unit specs").
 ``format`` is a registered name (:func:`fpforge.golden.get_format`; a BDR point is ``bdr_m<M>_k<K1>_...``)
 or, for a descriptor that is not registered (a run-time-bias format fixed at one bias, a field changed),
 a :class:`FormatRef`: ``{"name": base, "at": bias, "with": {field: value}}`` in JSON.
@@ -549,7 +536,8 @@ def spec_from_options(unit, **options) -> UnitSpec:
                 _rand_bits(options.get("rand_bits"), None), _seed(options.get("seed"), None)
                 raise FpforgeValueError(f"{name} applies to encoders with stochastic rounding (sr); this {unit} "
                                         "has no sr rounding")
-    given = {k for k, v in options.items() if v not in (None, False, 0, "off") and not (k == "compat" and v == "default")}
+    given = {k for k, v in options.items()
+             if v not in (None, False, 0, "off") and not (k == "compat" and v == "default")}
     uses = (set(fields) - {"format", "rand_bits", "seed"}) | set(sugar)
     unused = sorted(given - uses - {"format", "rand_bits", "seed"})
     if unused:
@@ -557,7 +545,8 @@ def spec_from_options(unit, **options) -> UnitSpec:
                                 f"{_WHY.get(unit, '')}; its options: format, {', '.join(sorted(uses))}")
     values = {k: v for k, v in options.items() if k in fields and v is not None}
     if sugar and "format" in values:
-        fmt = with_compat(descriptor_of(_format_name(values["format"])), compat)  # one line for an unknown compat or no variant
+        # (one line for an unknown compat, or a format without the variant)
+        fmt = with_compat(descriptor_of(_format_name(values["format"])), compat)
         fmt = resolve_variant(fmt, ieee_denormals=options.get("ieee_denormals", False),
                               paper_literal=options.get("paper_literal", False))
         if unit == "encoder" and options.get("paper_literal") and "hr" not in _modes(values.get("rounding")):

@@ -101,7 +101,8 @@ class AreaTable:
                     if cfg is None or rep is None:
                         continue
                     ok = not isinstance(rep, TaskFailure)
-                    yield dict(table=t.title or self.space.name, row=label, column=col, unit=canonical_json(unit_form(cfg)),
+                    yield dict(table=t.title or self.space.name, row=label, column=col,
+                               unit=canonical_json(unit_form(cfg)),
                                area_um2=rep["area_um2"] if ok else None, ge=rep["ge"] if ok else None,
                                logic_depth=rep["logic_depth"] if ok else None,
                                flip_flops=rep["flip_flops"] if ok else None, error=None if ok else rep.message)

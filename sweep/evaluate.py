@@ -179,7 +179,8 @@ def _auto_f(p, x, r):
     exact = dot_exact(base, a, None, b, **kw).y
 
     def ok(f):
-        return float((dot(DotConfig(spec.format, r, f, spec.format_b), a, None, b, **kw).y == exact).mean()) >= AUTO_EXACT
+        cfg = DotConfig(spec.format, r, f, spec.format_b)
+        return float((dot(cfg, a, None, b, **kw).y == exact).mean()) >= AUTO_EXACT
 
     lo, hi = F_RANGE[0], min(F_RANGE[1], base.f_exact)
     if not ok(hi):

@@ -11,8 +11,19 @@ import pytest
 from fpforge.golden import get_format, list_formats
 from fpforge.golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError
 from fpforge.hw import build_unit, default_name, to_verilog
-from fpforge.hw.spec import (SCHEMA_VERSION, SPECS, BlockDecoderSpec, BlockEncoderSpec, DecoderSpec, DotSpec, EncoderSpec,
-                             FormatRef, ScaledEncoderSpec, UnitSpec, spec_from_options)
+from fpforge.hw.spec import (
+    SCHEMA_VERSION,
+    SPECS,
+    BlockDecoderSpec,
+    BlockEncoderSpec,
+    DecoderSpec,
+    DotSpec,
+    EncoderSpec,
+    FormatRef,
+    ScaledEncoderSpec,
+    UnitSpec,
+    spec_from_options,
+)
 
 from helpers import fpforge
 
@@ -26,7 +37,8 @@ def _specs():
         modes = get_format(f).roundings
         out += [EncoderSpec(format=f), EncoderSpec(format=f, source="bf16", rounding=modes, saturate="runtime",
                                                    latency=2),
-                DecoderSpec(format=f, target="fp16" if f in ("e4m3", "hif8") else "bf16" if f == "binary8p3uf" else "fp32", latency=1),
+                DecoderSpec(format=f, latency=1,
+                            target="fp16" if f in ("e4m3", "hif8") else "bf16" if f == "binary8p3uf" else "fp32"),
                 ScaledEncoderSpec(format=f, lanes=4, scaling="pow2", rounding=modes[-1:], saturate=True)]
     for f in BLOCK:
         out += [BlockEncoderSpec(format=f, rounding=get_format(f).roundings), BlockDecoderSpec(format=f, latency=3)]
@@ -132,9 +144,10 @@ BAD = [
     ("not-a-dict", ["unit"], FpforgeTypeError, "must be a mapping"),
     ("unknown-unit", dict(unit="adder"), ValueError, "unknown unit 'adder'"),
     ("schema", dict(EncoderSpec(format="e4m3").to_dict(), schema=99), FpforgeValueError, "schema 99"),
-    ("unknown-key", dict(EncoderSpec(format="e4m3").to_dict(), colour="red"), FpforgeValueError, "unknown key(s) colour"),
-    ("missing-key", {k: v for k, v in EncoderSpec(format="e4m3").to_dict().items() if k != "latency"}, FpforgeValueError,
-     "missing key(s) latency"),
+    ("unknown-key", dict(EncoderSpec(format="e4m3").to_dict(), colour="red"), FpforgeValueError,
+     "unknown key(s) colour"),
+    ("missing-key", {k: v for k, v in EncoderSpec(format="e4m3").to_dict().items() if k != "latency"},
+     FpforgeValueError, "missing key(s) latency"),
     ("latency-string", dict(EncoderSpec(format="e4m3").to_dict(), latency="2"), FpforgeTypeError, "latency"),
     ("latency-float", dict(EncoderSpec(format="e4m3").to_dict(), latency=2.0), FpforgeTypeError, "latency"),
     ("switch-int", dict(DecoderSpec(format="e4m3").to_dict(), unit="encoder", nan_to_zero=1, source="fp32",
