@@ -117,8 +117,8 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     patterns (corners and random) per (mode, sat) pair instead (the bulk check is the prove harness, ``make test``).
 
     ``vectors`` defaults to :func:`default_vectors` (per simulator); builds live under ``build_root``
-    (default ``fpforge.jobs.cache_dir("sim")``), one directory per configuration (:func:`config_key`),
-    reused while the configuration is the same. ``progress(done, total)`` is called as vectors complete.
+    (default ``fpforge.jobs.cache_dir("sim")``), one directory per spec (``<module>-<spec.key>``),
+    reused while the spec is the same. ``progress(done, total)`` is called as vectors complete.
     """
     spec = as_spec(cfg)
     cfg = spec.as_options()
