@@ -102,7 +102,16 @@ def build_unit(unit, **options):
 def check_unit(spec=None, **cfg) -> None:
     """Raise what :func:`build_unit` raises for ``spec`` (or the keywords ``cfg``); a valid configuration is
     built and dropped (without Amaranth's "created but never used" warning)."""
-    unit = build_unit(**cfg) if spec is None else build_unit(spec, **cfg)
+    try:
+        unit = build_unit(**cfg) if spec is None else build_unit(spec, **cfg)
+    except Exception as e:  # a constructor that raised leaves an object Amaranth would warn about: silence it
+        tb = e.__traceback__
+        while tb is not None:
+            obj = tb.tb_frame.f_locals.get("self")
+            if hasattr(obj, "_MustUse__silence"):
+                obj._MustUse__silence = True
+            tb = tb.tb_next
+        raise
     for obj in (unit, getattr(unit, "core", None)):
         if obj is not None:
             obj._MustUse__silence = True
