@@ -19,6 +19,7 @@ from timing import best
 from fpforge.golden import decode, decode_block
 from fpforge.golden.dot import DotConfig, ScalarSet, dot, dot_exact, quantized_operands
 from fpforge.golden.qsnr import gaussian_vectors
+from fpforge.hw.spec import DotSpec
 
 N = 20_000
 R = 64
@@ -63,7 +64,7 @@ def simulators():
     from fpforge.sim.run import available_simulators
 
     root = Path(__file__).resolve().parent.parent / "build" / "bench-sim"
-    cfg = dict(unit="dot", format="mx9", r=64, f=32, stages=2, raw=True)
+    cfg = DotSpec(format="mx9", r=64, f=32, stages=2, raw=True)
     print(f"\n{'simulator':10} {'case':50} {'vectors':>8} {'run s':>6} {'dot products/s':>15} {'build s':>8}")
     for sim, reason in available_simulators().items():
         if reason:

@@ -14,21 +14,22 @@ import argparse
 import os
 import time
 
+from fpforge.hw.spec import EncoderSpec
 from fpforge.results import machine
 from fpforge.sim.harness import HarnessRun, build_harness
 from fpforge.sim.prove import CHUNK, Condition, ProofUnit, check_chunk, prove
 from fpforge.synth import synthesize
 
 UNITS = [
-    ("FP32→E4M3 rne (one mode)", dict(unit="encoder", format="e4m3", rounding=("rne",)), Condition("rne", 0)),
-    ("FP32→E4M3, 4 modes + sat port", dict(unit="encoder", format="e4m3", rounding=("rne", "ta", "rtz", "sr"),
+    ("FP32→E4M3 rne (one mode)", EncoderSpec(format="e4m3", rounding=("rne",)), Condition("rne", 0)),
+    ("FP32→E4M3, 4 modes + sat port", EncoderSpec(format="e4m3", rounding=("rne", "ta", "rtz", "sr"),
                                           saturate="runtime"), Condition("rne", 0)),
-    ("  same unit, condition sr", dict(unit="encoder", format="e4m3", rounding=("rne", "ta", "rtz", "sr"),
+    ("  same unit, condition sr", EncoderSpec(format="e4m3", rounding=("rne", "ta", "rtz", "sr"),
                                       saturate="runtime"), Condition("sr", 0)),
     ("FP32→HiF8, 5 modes + sat port, hr",
-     dict(unit="encoder", format="hif8", rounding=("ta", "hr", "sr", "rne", "rtz"), saturate="runtime"),
+     EncoderSpec(format="hif8", rounding=("ta", "hr", "sr", "rne", "rtz"), saturate="runtime"),
      Condition("hr", 0)),
-    ("FP32→CFloat8_1_4_3 rne, bias 7", dict(unit="encoder", format="cfloat8_143", rounding=("rne",)),
+    ("FP32→CFloat8_1_4_3 rne, bias 7", EncoderSpec(format="cfloat8_143", rounding=("rne",)),
      Condition("rne", 0, 7)),
 ]
 N = 1 << 25

@@ -8,18 +8,19 @@ cases, Icarus 8).
 import sys
 from pathlib import Path
 
+from fpforge.hw.spec import EncoderSpec
 from fpforge.sim.regress import default_lanes, regress_unit
 from fpforge.sim.run import available_simulators
 
 CASES = [
     ("comb: FP16→E4M3, 8 mode×sat pairs, all patterns",
-     dict(unit="encoder", format="e4m3", source="fp16", rounding=("rne", "ta", "rtz", "sr"), saturate="runtime"), {}),
+     EncoderSpec(format="e4m3", source="fp16", rounding=("rne", "ta", "rtz", "sr"), saturate="runtime"), {}),
     ("comb: FP32→E5M2, 8 pairs × (100k random + directed)",
-     dict(unit="encoder", format="e5m2", source="fp32", rounding=("rne", "ta", "rtz", "sr"), saturate="runtime"), {}),
+     EncoderSpec(format="e5m2", source="fp32", rounding=("rne", "ta", "rtz", "sr"), saturate="runtime"), {}),
     ("comb: FP32→CFloat8_1_4_3, 4 modes, bias per vector",
-     dict(unit="encoder", format="cfloat8_143", source="fp32", rounding=("rne", "sr", "ta", "rtz")), {}),
+     EncoderSpec(format="cfloat8_143", source="fp32", rounding=("rne", "sr", "ta", "rtz")), {}),
     ("stream, latency 2, 30% stalls: FP32→E4M3 rne",
-     dict(unit="encoder", format="e4m3", source="fp32", rounding=("rne",), latency=2), dict(stream_vectors=20_000)),
+     EncoderSpec(format="e4m3", source="fp32", rounding=("rne",), latency=2), dict(stream_vectors=20_000)),
 ]
 
 

@@ -17,7 +17,7 @@ import sys
 from collections import Counter
 
 from fpforge import sweep
-from fpforge.jobs import Store, cache_dir, canonical_json, executor
+from fpforge.jobs import Store, cache_dir, executor
 from fpforge.results import machine, write_section
 from fpforge.sweep.evaluate import unit_spec
 from fpforge.sweep.run import _FP8
@@ -51,8 +51,8 @@ def _units(space):
     out = {}
     for p in space.points:
         r = space.r_of(p)
-        out[canonical_json(unit_spec(_FP8, r, space.f))] = None
-        out.setdefault(canonical_json(unit_spec(p, r, space.f)), _group(p["family"], r))
+        out[unit_spec(_FP8, r, space.f).sha256] = None
+        out.setdefault(unit_spec(p, r, space.f).sha256, _group(p["family"], r))
     return out
 
 

@@ -159,12 +159,17 @@ def build_harness_cached(unit) -> bool:
 
 def _prove_one(args):
     from .sim.prove import CHUNK, prove
-    from .sim.prove_unit import conditions_of, domain_of, unit_config
+    from .sim.prove_unit import conditions_of, domain_of, unit_config, unit_spec
+    from .unitopts import print_spec
     from .unitopts import unit_config as options_config
 
     if args.only is not None or args.list or args.estimate:
         raise FpforgeValueError("--only, --list and --estimate apply to `fpforge prove all`")
-    cfg = unit_config(options_config(args))
+    spec = unit_spec(options_config(args))
+    if args.spec_json:
+        print_spec(spec)
+        return 0
+    cfg = unit_config(spec)
     _check_parallel(args)
     conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
     start, end = _parse_range(args.range, domain_of(cfg))
@@ -316,5 +321,7 @@ def _prove_all(args):
 def run(args) -> int:
     """Run ``fpforge prove``; 0 when everything proved, 1 on a mismatch (bad input raises)."""
     if args.unit == "all":
+        if args.spec_json:
+            raise FpforgeValueError("--spec-json prints one unit's spec; `prove all` proves a list of units")
         return _prove_all(args)
     return _prove_one(args)

@@ -79,7 +79,7 @@ def area_rows(fmt, rounding=None, *, lanes=AREA_LANES, sources=("fp32", "bf16"),
     """Area (yosys onto fpforge45.lib) of the plain stream encoder, the multipliers alone and the scaled
     encoders (FP32 and power-of-two scales, ``lanes`` each), every unit saturating with latency 1."""
     from .golden import get_format
-    from .hw import Fp32Multiplier, build_unit, default_name, to_verilog
+    from .hw import EncoderSpec, Fp32Multiplier, ScaledEncoderSpec, build_unit, default_name, to_verilog
     from .synth import synthesize
 
     fmt = get_format(fmt)
@@ -87,7 +87,7 @@ def area_rows(fmt, rounding=None, *, lanes=AREA_LANES, sources=("fp32", "bf16"),
     plan = []
     for src in sources:
         plan.append((f"encoder {src}→{fmt.name} (plain)", src, 1,
-                     build_unit("encoder", format=fmt.name, source=src, rounding=rounding, saturate=True, latency=1)))
+                     build_unit(EncoderSpec(format=fmt.name, source=src, rounding=rounding, saturate=True, latency=1))))
         for scaling in ("fp32", "pow2"):
             m = Fp32Multiplier(src, scaling)
             plan.append((f"{'FP32 multiplier' if scaling == 'fp32' else 'pow2 exponent add'} {src} (comb, alone)",
@@ -95,8 +95,8 @@ def area_rows(fmt, rounding=None, *, lanes=AREA_LANES, sources=("fp32", "bf16"),
         for scaling in ("fp32", "pow2"):
             for k in lanes:
                 plan.append((f"scaled encoder {src}→{fmt.name}, {scaling} scale", src, k,
-                             build_unit("scaled-encoder", format=fmt.name, source=src, lanes=k, scaling=scaling,
-                                        rounding=rounding, saturate=True, latency=1)))
+                             build_unit(ScaledEncoderSpec(format=fmt.name, source=src, lanes=k, scaling=scaling,
+                                                          rounding=rounding, saturate=True, latency=1))))
     bar = _bar(len(plan), "synthesis") if progress else None
     rows, plain = [], {}
     for item in plan:

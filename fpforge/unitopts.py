@@ -1,17 +1,18 @@
-"""The unit options shared by ``fpforge verilog``, ``sim`` and ``synth``, and their translation into the
-keywords of :func:`fpforge.hw.generate.build_unit`.
+"""The unit options shared by ``fpforge verilog``, ``sim``, ``synth`` and ``prove``, and their translation
+into a unit spec (:mod:`fpforge.hw.spec`).
 
 The command line only assembles: BDR parameters into a format, ``--preset`` into dot operands, comma lists
-into tuples. Every rule about which option a unit takes and which values are valid lives once, in
-``build_unit`` (the same rule for the Python API); only options the user gave are passed on, so an option
-a unit does not use is an error instead of being ignored.
+into tuples, then :func:`fpforge.hw.spec.spec_from_options` makes the spec. Every rule about which option a
+unit takes and which values are valid lives once, in the specs (the same rule for the Python API); only
+options the user gave are passed on, so an option a unit does not use is an error instead of being ignored.
+``--spec-json`` prints the spec's JSON form (and its SHA-256) instead of the command's work.
 """
 
 from __future__ import annotations
 
 from .cliutil import UsageError
 
-__all__ = ["add_unit_options", "build", "unit_config"]
+__all__ = ["add_unit_options", "build", "print_spec", "unit_config", "unit_spec"]
 
 _BDR_OPTS = ("m", "k1", "d1", "k2", "d2")
 _UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
@@ -77,6 +78,8 @@ def add_unit_options(p, units=_UNITS):
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the sr generator (stream units; the draws of a regression), default 0")
     p.add_argument("--name", default=None, help="Verilog module name (default: derived from the configuration)")
+    p.add_argument("--spec-json", action="store_true",
+                   help="print the unit's spec (JSON, defaults resolved, with its sha256) and stop")
 
 
 def _format_of(args, name):
@@ -190,11 +193,25 @@ def unit_config(args) -> dict:
     return cfg
 
 
+def unit_spec(args):
+    """The spec (:mod:`fpforge.hw.spec`) of the unit the options describe."""
+    from .hw.spec import spec_from_options
+
+    return spec_from_options(**unit_config(args))
+
+
+def print_spec(spec) -> None:
+    """``--spec-json``: the spec's JSON form with its SHA-256 (one JSON object on stdout)."""
+    import json
+
+    print(json.dumps(dict(spec.to_dict(), sha256=spec.sha256), indent=2, sort_keys=True))
+
+
 def build(args):
-    """``(config, unit, module name, Verilog text)`` of the unit the options describe."""
+    """``(spec, unit, module name, Verilog text)`` of the unit the options describe."""
     from .hw.generate import build_unit, default_name, to_verilog
 
-    cfg = unit_config(args)
-    unit = build_unit(**cfg)
+    spec = unit_spec(args)
+    unit = build_unit(spec)
     name = default_name(unit) if args.name is None else args.name
-    return cfg, unit, name, to_verilog(unit, name)
+    return spec, unit, name, to_verilog(unit, name)

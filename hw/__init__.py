@@ -13,14 +13,22 @@ from .pipeline import Pipeline, RegisteredIO
 from .rng import Xorshift32
 from .rounding import MODE_WIDTH, Rounder
 from .scaling import Fp32Multiplier, ScaledEncoder, ScaledEncoderCore
+from .spec import (BlockDecoderSpec, BlockEncoderSpec, DecoderSpec, DotSpec, EncoderSpec, FormatRef, ScaledEncoderSpec,
+                   UnitSpec, spec_from_options)
 
 __all__ = [
     "BlockDecoder",
+    "BlockDecoderSpec",
     "BlockEncoder",
+    "BlockEncoderSpec",
     "block_layout",
     "Decoder",
+    "DecoderSpec",
     "DotProduct",
+    "DotSpec",
     "Encoder",
+    "EncoderSpec",
+    "FormatRef",
     "Fp32Multiplier",
     "HiF8Decoder",
     "HiF8Encoder",
@@ -31,9 +39,12 @@ __all__ = [
     "Rounder",
     "ScaledEncoder",
     "ScaledEncoderCore",
+    "ScaledEncoderSpec",
+    "UnitSpec",
     "Xorshift32",
     "build_unit",
     "default_name",
     "operand_layout",
+    "spec_from_options",
     "to_verilog",
 ]

@@ -23,7 +23,8 @@ from .names import format_label
 from .pipeline import Pipeline
 from .rounding import MODE_WIDTH
 
-__all__ = ["SCALINGS", "SCALED_SOURCES", "Fp32Multiplier", "ScaledEncoder", "ScaledEncoderCore", "running_max",
+__all__ = ["SCALINGS", "SCALED_SOURCES", "Fp32Multiplier", "ScaledEncoder", "ScaledEncoderCore", "check_lanes",
+           "running_max",
            "scalar_encoder"]
 
 #: Scale options: an FP32 multiply, or a power-of-two exponent add (scale ``2**k``, ``k`` a signed 9-bit port).
@@ -40,6 +41,13 @@ def _check_choice(value, choices, what):
     if value not in choices:
         raise FpforgeValueError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
     return value
+
+
+def check_lanes(lanes):
+    """``lanes`` if it is a lane count a scaled encoder takes (1..64)."""
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= 64:
+        raise FpforgeValueError(f"lanes must be an integer in 1..64, not {lanes!r}")
+    return lanes
 
 
 def scalar_encoder(fmt, source="fp32", roundings=None, saturate=False, nan_to_zero=False,
@@ -180,8 +188,7 @@ class ScaledEncoderCore(wiring.Component):
         self._MustUse__silence = True  # until the arguments are known good (an object that failed is not "unused")
         _check_choice(source, SCALED_SOURCES, "source of a scaled encoder")
         _check_choice(scaling, SCALINGS, "scaling")
-        if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= 64:
-            raise FpforgeValueError(f"lanes must be an integer in 1..64, not {lanes!r}")
+        check_lanes(lanes)
         lane = scalar_encoder(fmt, "fp32", roundings, saturate, nan_to_zero, rand_bits, ieee_denormals,
                               paper_literal)  # validates the options; elaborate builds one per lane
         lane._MustUse__silence = True

@@ -39,9 +39,14 @@ class UnitCase:
 
 
 def unit_format(cfg):
-    """The descriptor a unit configuration names: ``format`` with the variant sugar (``ieee_denormals``,
-    ``paper_literal``, ``compat``) resolved, as :func:`fpforge.hw.build_unit` resolves it."""
-    fmt = with_compat(cfg["format"], cfg.get("compat"))
+    """The descriptor a unit configuration names: a spec's, or a keyword dict's ``format`` with the variant
+    sugar (``ieee_denormals``, ``paper_literal``, ``compat``) resolved, as :func:`fpforge.hw.build_unit`
+    resolves it."""
+    from ..hw.spec import UnitSpec, descriptor_of
+
+    if isinstance(cfg, UnitSpec):
+        return cfg.descriptor
+    fmt = with_compat(descriptor_of(cfg["format"]), cfg.get("compat"))
     return resolve_variant(fmt, ieee_denormals=cfg.get("ieee_denormals", False),
                            paper_literal=cfg.get("paper_literal", False))
 

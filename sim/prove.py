@@ -265,7 +265,8 @@ def prove(unit: ProofUnit, conditions=None, *, start=0, end=None, seed=PROOF_SEE
 def _prove_condition(unit, spec, cond, start, end, seed, chunk, ex, store, progress):
     cfg = unit.golden_cfg
     ident = json.dumps({"prover": prover_version(), "golden": golden_version(), "harness": spec.key, "cfg": cfg,
-                        "cond": list(cond), "seed": seed if spec.rand_bits else None}, sort_keys=True)
+                        "spec": unit.spec.sha256, "cond": list(cond), "seed": seed if spec.rand_bits else None},
+                       sort_keys=True)
     tasks = [dict(spec=spec, cfg=cfg, cond=tuple(cond), start=a, count=b - a, seed=seed,
                   key=f"{ident}|{a}:{b}") for a, b in _chunks(start, end, chunk)]
     res = ProofResult(unit.top, unit.origin, cond, unit.verilog_hash, start, end, chunks=len(tasks),

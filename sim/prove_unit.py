@@ -1,9 +1,11 @@
 """What a proof simulates: a unit configuration, the Verilog that implements it (generated, a user's file,
 or the synthesized gate-level netlist), its input domain and its conditions.
 
-A configuration is the keyword dict of :func:`fpforge.hw.generate.build_unit`; :func:`unit_config` is the
-one place that reads it (so typed unit specs can replace it with a small change). The prover handles the
-combinational scalar units: encoders (FP32/FP16/BF16 sources, every scalar format) and decoders.
+A configuration is a unit spec (:mod:`fpforge.hw.spec`) or the keyword dict of
+:func:`fpforge.hw.generate.build_unit`; :func:`unit_config` is the one place that reads it: it makes the spec
+and returns its keyword form (:attr:`ProofUnit.spec` keeps the spec; its hash is part of every record's
+key). The prover handles the combinational scalar units: encoders (FP32/FP16/BF16 sources, every scalar
+format) and decoders.
 """
 
 from __future__ import annotations
@@ -17,11 +19,10 @@ from typing import NamedTuple
 from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
 from ..golden.contract import ScalarFormat
 from ..golden.errors import FpforgeValueError
-from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.tapered import with_compat
+from ..hw.spec import UnitSpec, as_spec
 from .harness import HarnessSpec, module_ports
 
-__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "unit_config"]
+__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "unit_config", "unit_spec"]
 
 #: Biases an encoder of a run-time-bias format is proved at when none are given (the issue's record).
 DEFAULT_BIASES = (0, 7, 31, 63)
@@ -54,35 +55,39 @@ class Condition(NamedTuple):
         return value
 
 
-def unit_config(cfg) -> dict:
-    """The configuration ``cfg`` (keywords of ``build_unit``) completed with its defaults and checked for
-    what the prover handles.
+def unit_spec(cfg):
+    """The spec of ``cfg`` (a spec or ``build_unit`` keywords), checked for what the prover handles.
 
     Raises
     ------
     FpforgeValueError
         Not a combinational scalar encoder or decoder.
     """
-    cfg = dict(cfg)
-    unit = cfg.get("unit")
+    unit = cfg.unit if isinstance(cfg, UnitSpec) else cfg.get("unit") if isinstance(cfg, dict) else None
     if unit not in ("encoder", "decoder"):
         raise FpforgeValueError(f"fpforge prove handles scalar encoder and decoder units, not {unit!r}")
-    if cfg.get("latency", 0):
+    if not isinstance(cfg, UnitSpec) and isinstance(cfg.get("format"), str):
+        _check_scalar(get_format(cfg["format"]))  # the prover's message before the spec's
+    spec = as_spec(cfg)
+    if spec.latency:
         raise FpforgeValueError(f"fpforge prove checks combinational units (latency 0), not latency "
-                                f"{cfg['latency']!r}; a pipeline's core is the combinational unit")
-    fmt = with_compat(get_format(cfg["format"]), cfg.pop("compat", None))  # compat="ascend": hif8_ascend
+                                f"{spec.latency!r}; a pipeline's core is the combinational unit")
+    _check_scalar(spec.descriptor)
+    return spec
+
+
+def _check_scalar(fmt):
     if not isinstance(fmt, ScalarFormat) or fmt.name in SOURCES:  # a block format, or a source
         raise FpforgeValueError(f"fpforge prove handles scalar narrow formats, not {fmt.name!r}")
-    cfg["format"] = fmt.name
-    if unit == "encoder":
-        rounding = cfg.get("rounding") or fmt.roundings[:1]
-        cfg["rounding"] = (rounding,) if isinstance(rounding, str) else tuple(rounding)
-        if "sr" in cfg["rounding"]:  # build_unit refuses rand_bits for a unit without sr
-            cfg.setdefault("rand_bits", DEFAULT_RAND_BITS)
-        cfg["saturate"] = {False: "off", True: "on"}.get(cfg.get("saturate", False), cfg.get("saturate"))
-        cfg.setdefault("source", "fp32")
-    else:
-        cfg.setdefault("target", "fp32")
+
+
+def unit_config(cfg) -> dict:
+    """The configuration ``cfg`` (a spec or keywords of ``build_unit``) in its keyword form with its defaults
+    (the spec's :meth:`~fpforge.hw.spec.UnitSpec.as_options`; ``saturate`` spelled ``off``/``on``/``runtime``),
+    checked for what the prover handles (:func:`unit_spec`)."""
+    cfg = unit_spec(cfg).as_options()
+    if cfg["unit"] == "encoder":
+        cfg["saturate"] = {False: "off", True: "on"}.get(cfg["saturate"], cfg["saturate"])
     return cfg
 
 
@@ -135,8 +140,10 @@ class ProofUnit:
 
     Members
     -------
+    spec : UnitSpec
+        The unit's spec (:func:`unit_spec`).
     cfg : dict
-        The configuration (:func:`unit_config`).
+        Its keyword form (:func:`unit_config`).
     top : str
         Module name of the unit.
     origin : str
@@ -148,7 +155,8 @@ class ProofUnit:
     """
 
     def __init__(self, cfg, sources, top, origin, ports):
-        self.cfg = unit_config(cfg)
+        self.spec = unit_spec(cfg)
+        self.cfg = unit_config(self.spec)
         self.sources, self.top, self.origin, self.ports = tuple(sources), top, origin, dict(ports)
 
     @staticmethod
@@ -156,10 +164,10 @@ class ProofUnit:
         from ..hw.generate import build_unit, default_name, to_verilog
         from .regress import ports_of
 
-        cfg = unit_config(cfg)
-        unit = build_unit(**cfg)
+        spec = unit_spec(cfg)
+        unit = build_unit(spec)
         name = name or default_name(unit)
-        return cfg, name, to_verilog(unit, name), ports_of(unit)
+        return spec, name, to_verilog(unit, name), ports_of(unit)
 
     @classmethod
     def generated(cls, cfg, name=None):

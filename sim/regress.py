@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from amaranth import Shape
@@ -13,6 +12,7 @@ from ..golden.checks import as_int
 from ..golden.errors import FpforgeValueError
 from ..golden.formats import get_format
 from ..hw.generate import build_unit, default_name, to_verilog
+from ..hw.spec import UnitSpec, as_spec
 from ..jobs import cache_dir
 from .cases import unit_case
 from .run import SIMULATORS, SimulatorMissing, run_case
@@ -49,9 +49,13 @@ def stream_layouts(pipeline):
 
 
 def config_key(cfg) -> str:
-    """A short stable name for a configuration (build directories)."""
-    text = json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in sorted(cfg.items())})
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+    """A short stable name for a unit (a spec or a keyword dict; build directories): its spec's key."""
+    return as_spec(cfg).key
+
+
+def _options(cfg) -> dict:
+    """The keyword form of a unit (a spec's :meth:`~fpforge.hw.spec.UnitSpec.as_options`, or the dict itself)."""
+    return cfg.as_options() if isinstance(cfg, UnitSpec) else cfg
 
 
 #: Lanes of a combinational case when the caller does not choose: Icarus evaluates narrow lanes faster
@@ -66,6 +70,7 @@ def default_lanes(sim, vectors):
 
 def exhaustive(cfg) -> bool:
     """The unit's stimulus is every input pattern (decoders, encoders of 16-bit sources): no vector count."""
+    cfg = _options(cfg)
     return cfg["unit"] == "decoder" or (cfg["unit"] == "encoder" and cfg.get("source", "fp32") != "fp32")
 
 
@@ -73,7 +78,7 @@ def default_vectors(cfg, sim) -> int | None:
     """:data:`DEFAULT_VECTORS` for the unit of ``cfg`` on ``sim`` (None for an exhaustive unit)."""
     if exhaustive(cfg):
         return None
-    return DEFAULT_VECTORS[sim][cfg["unit"]]
+    return DEFAULT_VECTORS[sim][_options(cfg)["unit"]]
 
 
 def resolve_vectors(cfg, sim, vectors) -> int | None:
@@ -83,6 +88,7 @@ def resolve_vectors(cfg, sim, vectors) -> int | None:
         raise SimulatorMissing(f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
     if vectors is None:
         return default_vectors(cfg, sim)
+    cfg = _options(cfg)
     if exhaustive(cfg):
         what = "every code" if cfg["unit"] == "decoder" else f"all {1 << get_format(cfg.get('source')).bits:,} " \
                                                                f"{cfg.get('source')} patterns"
@@ -93,7 +99,8 @@ def resolve_vectors(cfg, sim, vectors) -> int | None:
 
 def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None, stream_vectors=None,
                  stall=0.3, biases=None, directed=True, progress=None, smoke=None):
-    """Simulate the unit ``cfg`` (keywords of ``build_unit``) on ``sim`` against the golden model.
+    """Simulate the unit ``cfg`` (a spec, :mod:`fpforge.hw.spec`, or a dict of ``build_unit`` keywords) on
+    ``sim`` against the golden model.
 
     Encoders get every (mode, sat) combination over all patterns of a 16-bit source, or ``vectors``
     random FP32 patterns plus directed corner cases; decoders every code. A run-time-bias format repeats
@@ -110,16 +117,18 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     patterns (corners and random) per (mode, sat) pair instead (the bulk check is the prove harness, ``make test``).
 
     ``vectors`` defaults to :func:`default_vectors` (per simulator); builds live under ``build_root``
-    (default ``fpforge.jobs.cache_dir("sim")``), one directory per configuration (:func:`config_key`),
-    reused while the configuration is the same. ``progress(done, total)`` is called as vectors complete.
+    (default ``fpforge.jobs.cache_dir("sim")``), one directory per spec (``<module>-<spec.key>``),
+    reused while the spec is the same. ``progress(done, total)`` is called as vectors complete.
     """
+    spec = as_spec(cfg)
+    cfg = spec.as_options()
     vectors = resolve_vectors(cfg, sim, vectors)
     build_root = cache_dir("sim") if build_root is None else build_root
-    unit = build_unit(**cfg)
+    unit = build_unit(spec)
     name = default_name(unit)
     verilog = to_verilog(unit, name)
     if cfg["unit"] == "dot":
-        return _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress)
+        return _regress_dot(spec, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress)
     if cfg["unit"] == "scaled-encoder":
         from .scaling import regress_scaled
         return regress_scaled(cfg, sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
@@ -139,7 +148,7 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
         case = unit_case(cfg, biases=biases)
     if cfg["unit"].startswith("block-"):
         lanes = 1  # a block port is hundreds of bits wide: one unit, ports as Python ints
-    build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
+    build_dir = Path(build_root) / f"{name}-{spec.key}"
     if lanes is None:
         lanes = default_lanes(sim, case.size)
     if cfg.get("latency", 0) == 0:
@@ -156,16 +165,17 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
                     stall=stall, progress=progress)
 
 
-def _regress_dot(cfg, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress):
+def _regress_dot(spec, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress):
     from .cases import dot_case
 
+    cfg = spec.as_options()
     if unit.epilogue.enabled:
         from .epilogue import epilogue_case
 
         case = epilogue_case(cfg, n_random=vectors, seed=seed, directed=directed)
     else:
         case = dot_case(cfg, n_random=vectors, seed=seed, directed=directed)
-    build_dir = Path(build_root) / f"{name}-{config_key(cfg)}"
+    build_dir = Path(build_root) / f"{name}-{spec.key}"
     if unit.stages == 0:
         return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=1, seed=seed,
                         labels=case.labels, progress=progress)
@@ -184,7 +194,9 @@ def regress_bundle(cfgs, sim, *, vectors=20_000, seed=1, build_root=None, stall=
     from .cases import dot_bundle_case
 
     build_root = cache_dir("sim") if build_root is None else build_root
-    units = [build_unit(**c) for c in cfgs]
+    specs = [as_spec(c) for c in cfgs]
+    cfgs = [s.as_options() for s in specs]
+    units = [build_unit(s) for s in specs]
     names = [default_name(u) for u in units]
     if len({u.latency for u in units}) != 1 or units[0].latency < 1:
         raise FpforgeValueError("bundled units must be streams with the same number of stages")
@@ -200,7 +212,7 @@ def regress_bundle(cfgs, sim, *, vectors=20_000, seed=1, build_root=None, stall=
         parts.append((n, w_in, w_out))
         offset += w_out
     pout.append(("desync", offset, 1))
-    top = f"fpforge_bundle_{config_key({'units': [config_key(c) for c in cfgs]})}"
+    top = f"fpforge_bundle_{hashlib.sha256(' '.join(s.sha256 for s in specs).encode()).hexdigest()[:12]}"
     verilog = "".join(to_verilog(u, n) for u, n in zip(units, names)) + bundle_wrapper(top, parts)
     case = dot_bundle_case(cfgs, n_random=vectors, seed=seed, directed=directed)
     ports = {n: ("in", w) for n, _, w in pin}

@@ -7,10 +7,11 @@ Cache keys (:func:`numerics_key`, :func:`verilog_key`, :func:`area_key`) hold wh
 
 * numerics: the point's format, the QSNR data (vectors, length, seed), the dot-product geometry for
   ``f = "auto"``, and a hash of the golden model's source;
-* Verilog: the unit configuration (the keyword dict of ``fpforge.hw.build_unit``; one function,
-  :func:`unit_spec`, builds it, so typed unit specs can replace it), a hash of the gateware generator's
-  and golden model's source and the Amaranth version; the result is the Verilog's SHA-256, its top name
-  and the Verilog itself (zlib, base64: the area task synthesizes it without generating it again);
+* Verilog: the unit's spec hash (:attr:`fpforge.hw.spec.UnitSpec.sha256`; a task carries the spec's JSON
+  form, with a module ``name`` when the unit is not to have its default one; :func:`unit_spec` makes the
+  sweep's dot-product specs), the module name, a hash of the gateware generator's and golden model's
+  source and the Amaranth version; the result is the Verilog's SHA-256, its top name and the Verilog
+  itself (zlib, base64: the area task synthesizes it without generating it again);
 * area: that SHA-256 and top name (the generated Verilog itself), the liberty file's SHA-256, the ABC
   script, the flow and the yosys build and version. A change of fpforge's source regenerates the Verilog
   (cheap) and resynthesizes only the units whose Verilog changed; a warm rerun only reads files.
@@ -32,7 +33,7 @@ import numpy as np
 from .space import VECTOR_LENGTH
 
 __all__ = ["area_key", "area_task", "generator_hash", "numerics_key", "numerics_task", "quantize_int",
-           "unit_spec", "verilog_key", "verilog_task"]
+           "task_spec", "unit_spec", "verilog_key", "verilog_task"]
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: Fraction of dot products that must be exact for ``f = "auto"``.
@@ -67,12 +68,24 @@ def _file_hash(path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def unit_spec(p, r, f) -> dict:
-    """The ``build_unit`` keyword dict of point ``p``'s dot-product unit at length ``r`` and window ``f``,
+def unit_spec(p, r, f):
+    """The :class:`~fpforge.hw.spec.DotSpec` of point ``p``'s dot-product unit at length ``r`` and window ``f``,
     with the paper's area method (combinational, I/O registers only)."""
+    from ..hw.spec import DotSpec
+
     fp = "fp8" if p["format"] in ("e4m3", "e5m2") else p["format"]  # HiF8, CFloat8: units of their own
     fmt = {"fp": fp, "int": f"bdr_m{p['m']}_k{r}_d1_k{r}_d0"}.get(p["family"], p["format"])
-    return dict(unit="dot", format=fmt, r=r, f=f, io_registers=True)
+    return DotSpec(format=fmt, r=r, f=f, io_registers=True)
+
+
+def task_spec(unit):
+    """``(spec, module name or None)`` of a task's ``unit``: a spec's JSON form, with ``name`` when the
+    module is not to have its default name."""
+    from ..hw.spec import UnitSpec
+
+    unit = dict(unit)
+    name = unit.pop("name", None)
+    return UnitSpec.from_dict(unit), name
 
 
 def numerics_key(task) -> dict:
@@ -80,7 +93,8 @@ def numerics_key(task) -> dict:
 
 
 def verilog_key(task) -> dict:
-    return dict(kind="verilog", unit=task["unit"], generator=generator_hash())
+    spec, name = task_spec(task["unit"])
+    return dict(kind="verilog", spec=spec.sha256, name=name, generator=generator_hash())
 
 
 def area_key(task) -> dict:
@@ -156,7 +170,7 @@ def _auto_f(p, x, r):
     rows = x.reshape(-1, r)
     n = min(AUTO_DOTS, rows.shape[0] // 2)
     xa, xb = rows[0 : 2 * n : 2], rows[1 : 2 * n : 2]
-    base = DotConfig(spec["format"], r, F_RANGE[0])
+    base = spec.config
     sel = 1 if p["format"] == "e5m2" else 0  # the FP8 unit's mode for this point's format
     a = quantized_operands(base, xa, sel)
     b = quantized_operands(base, xb, sel, side="b")
@@ -168,7 +182,8 @@ def _auto_f(p, x, r):
     exact = dot_exact(base, a, None, b, **kw).y
 
     def ok(f):
-        return float((dot(DotConfig(spec["format"], r, f), a, None, b, **kw).y == exact).mean()) >= AUTO_EXACT
+        cfg = DotConfig(spec.format, r, f, spec.format_b)
+        return float((dot(cfg, a, None, b, **kw).y == exact).mean()) >= AUTO_EXACT
 
     lo, hi = F_RANGE[0], min(F_RANGE[1], base.f_exact)
     if not ok(hi):
@@ -202,12 +217,9 @@ def _child_cpu():
 
 def _generate(unit_cfg):
     from ..hw import build_unit, default_name, to_verilog
-    from .area import _resolve
 
-    cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in unit_cfg.items()}
-    name = cfg.pop("name", None)
-    cfg["format"] = _resolve(cfg["format"])
-    unit = build_unit(**cfg)
+    spec, name = task_spec(unit_cfg)
+    unit = build_unit(spec)
     top = name or default_name(unit)
     return top, to_verilog(unit, top)
 
@@ -224,7 +236,7 @@ def verilog_task(task) -> dict:
 
 
 def area_task(task) -> dict:
-    """Synthesize the unit ``task["unit"]`` (a ``build_unit`` keyword dict), whose Verilog must hash to
+    """Synthesize the unit ``task["unit"]`` (a spec's JSON form, :func:`task_spec`), whose Verilog must hash to
     ``task["verilog_sha256"]``, onto ``task["liberty"]`` (None: the bundled library) with the task's ABC
     script and flow; the area report plus synthesis times (wall, and yosys CPU). The Verilog is
     ``task["verilog_zlib"]`` (from :func:`verilog_task`) when the task carries it, else generated here."""

@@ -42,11 +42,11 @@ def _numerics(space, p, auto):
 REUSE_STANDARD = ("mxint8",)
 
 
-def _area(space, unit):
-    task = dict(kind="area", unit=unit, liberty=space.liberty, abc_script=space.abc_script)
+def _area(space, spec):
+    task = dict(kind="area", unit=spec.to_dict(), liberty=space.liberty, abc_script=space.abc_script)
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
-    elif space.flow == "reuse" and unit.get("format") not in REUSE_STANDARD:
+    elif space.flow == "reuse" and spec.format not in REUSE_STANDARD:
         task["reuse"] = True
     return task
 
@@ -193,6 +193,6 @@ def _unit_tasks(space, fs):
         if f is None:
             continue
         r = space.r_of(p)
-        for unit in (unit_spec(p, r, f), unit_spec(_FP8, r, f)):
-            units[canonical_json(unit)] = _area(space, unit)
+        for spec in (unit_spec(p, r, f), unit_spec(_FP8, r, f)):
+            units[spec.sha256] = _area(space, spec)
     return list(units.values())

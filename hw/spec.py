@@ -1,0 +1,598 @@
+"""Typed unit specs: one frozen dataclass per unit kind, validated once, with a stable JSON form and a hash.
+
+A spec holds exactly the options its unit takes, with the defaults resolved and the names canonical. The
+variant sugar (``ieee_denormals``, ``paper_literal``, ``compat``) is no field: :func:`spec_from_options`,
+the one route from the keyword style of :func:`fpforge.hw.build_unit`, resolves it into the format's
+registered variant (``cfloat8_143`` with ``ieee_denormals=True`` is ``format="cfloat8_143_ieee"``). So two
+spellings of one unit give one spec, one JSON form and one hash.
+
+Fields are keyword-only; each class's are listed in docs/architecture.md ("Typed unit specs").
+``format`` is a registered name (:func:`fpforge.golden.get_format`; a BDR point is ``bdr_m<M>_k<K1>_...``)
+or, for a descriptor that is not registered (a run-time-bias format fixed at one bias, a field changed),
+a :class:`FormatRef`: ``{"name": base, "at": bias, "with": {field: value}}`` in JSON.
+
+JSON form (:meth:`UnitSpec.to_dict`): every field, plus ``"unit"`` (``encoder``, ``decoder``,
+``block-encoder``, ``block-decoder``, ``dot``, ``scaled-encoder``) and ``"schema"``
+(:data:`SCHEMA_VERSION`); tuples become lists. :meth:`UnitSpec.from_dict` is strict: an unknown or
+missing key, a wrong type or an invalid value is a one-line fpforge error.
+
+Hash (:attr:`UnitSpec.sha256`, short form :attr:`UnitSpec.key`): SHA-256 of the canonical JSON (sorted
+keys, no spaces, ASCII) of ``to_dict()``. It covers the unit's configuration only — not the Verilog
+module name, fpforge's source, the Amaranth version or any tool: the caches that need those add them
+(the sweep adds the generator's source hash to its Verilog key, the Verilog's SHA-256 and the yosys
+build to its area key). It is stable across runs, machines and Python versions.
+
+Adding an option to a unit is one line: a field declared with :func:`option` (default and the function
+that checks and canonicalises its value); rules between fields live in the spec's ``_check``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..golden.checks import as_bool, as_int, as_seed, describe
+from ..golden.contract import BlockFormatLike
+from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from ..golden.formats import SOURCES, get_format, resolve_variant
+from ..golden.rng import DEFAULT_RAND_BITS
+from ..golden.tapered import with_compat
+
+__all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "SCHEMA_VERSION", "SPECS", "UNITS", "BlockDecoderSpec",
+           "BlockEncoderSpec", "DecoderSpec", "DotSpec", "EncoderSpec", "FormatRef", "ScaledEncoderSpec",
+           "UnitSpec", "as_spec", "descriptor_of", "option", "spec_from_options"]
+
+#: Version of the JSON form; a change of the fields' meaning or canonical values bumps it.
+SCHEMA_VERSION = 1
+
+UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
+
+#: Largest ``latency`` (conversion units) and ``stages`` (dot units): register stages beyond this only
+#: add flip-flops, and a typo such as 1000000 would otherwise build for hours.
+MAX_LATENCY = 64
+#: Largest width of one port (a block of a block unit, an operand of a dot unit), in bits.
+MAX_PORT_BITS = 1 << 16
+
+#: Keywords of :func:`spec_from_options` that are sugar for a format variant (never spec fields).
+VARIANT_SUGAR = ("paper_literal", "ieee_denormals", "compat")
+
+
+def option(default, check=None):
+    """A spec field: its ``default`` and ``check(value, spec) -> canonical value`` (raises on bad input);
+    fields are checked in declaration order, so a check may read the fields declared before it."""
+    return field(default=default, metadata={"check": check})
+
+
+# -- formats ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FormatRef:
+    """A descriptor that is not registered, named by its registered base: ``get_format(name)``, fixed at
+    bias ``at`` (run-time-bias formats) and with the descriptor fields ``with_`` (sorted ``(field, value)``
+    pairs) changed. JSON: ``{"name": ..., "at": ..., "with": {...}}`` (``at``/``with`` only when set)."""
+
+    name: str
+    at: int | None = None
+    with_: tuple = ()
+
+    @classmethod
+    def of(cls, desc) -> str | FormatRef:
+        """The registered name of ``desc``, or a FormatRef that rebuilds it."""
+        base = get_format(desc.name)
+        if base == desc:
+            return base.name
+        at = desc.bias if getattr(base, "bias", 0) is None and getattr(desc, "bias", None) is not None else None
+        start = base if at is None else base.at(at)
+        changes = {} if not dataclasses.is_dataclass(desc) else {
+            f.name: getattr(desc, f.name) for f in dataclasses.fields(desc)
+            if f.compare and f.name not in ("name", "title") and getattr(desc, f.name) != getattr(start, f.name)}
+        if any(not isinstance(v, (str, int, bool, type(None))) for v in changes.values()) or \
+                (changes and not hasattr(start, "with_")):
+            raise FpforgeValueError(f"the descriptor {desc.name!r} is neither registered nor its base with plain "
+                                    "fields changed; register it (fpforge.golden.register) to use it in a unit")
+        ref = cls(base.name, at, tuple(sorted(changes.items())))
+        if ref.descriptor() != desc:
+            raise FpforgeValueError(f"the descriptor {desc.name!r} differs from every registered one; register it "
+                                    "(fpforge.golden.register) to use it in a unit")
+        return ref
+
+    def descriptor(self):
+        d = get_format(self.name)
+        if self.at is not None:
+            d = d.at(self.at)
+        return d.with_(**dict(self.with_)) if self.with_ else d
+
+    def to_dict(self) -> dict:
+        out = {"name": self.name}
+        if self.at is not None:
+            out["at"] = self.at
+        if self.with_:
+            out["with"] = dict(self.with_)
+        return out
+
+    @classmethod
+    def from_dict(cls, d) -> FormatRef:
+        unknown = sorted(set(d) - {"name", "at", "with"})
+        if unknown or not isinstance(d.get("name"), str):
+            raise FpforgeValueError(f"a format reference is {{'name': str, 'at': int, 'with': {{...}}}}, not {d!r}"
+                                    [:300])
+        at = None if d.get("at") is None else as_int(d["at"], "format 'at' (bias)")
+        w = d.get("with") or {}
+        if not isinstance(w, dict):
+            raise FpforgeTypeError(f"format 'with' must be a mapping of descriptor fields, not {describe(w)}")
+        return cls(d["name"], at, tuple(sorted(w.items())))
+
+
+def descriptor_of(fmt):
+    """The descriptor a spec's ``format`` (or ``format_b``) names."""
+    return fmt.descriptor() if isinstance(fmt, FormatRef) else get_format(fmt)
+
+
+def _format_name(value):
+    """A registered name for ``value`` (a name, a descriptor, a FormatRef or its dict)."""
+    if isinstance(value, FormatRef):
+        return value
+    if isinstance(value, dict):
+        return FormatRef.of(FormatRef.from_dict(value).descriptor())
+    if isinstance(value, str):
+        return get_format(value).name
+    return FormatRef.of(get_format(value))
+
+
+def _scalar_format(value, spec):
+    name = _format_name(value)
+    fmt = descriptor_of(name)
+    if fmt.name in SOURCES:
+        raise FpforgeValueError(f"{fmt.name!r} is a source/target format: encoders convert from it (source=) and "
+                                "decoders to it (target=); format takes a narrow format (see `fpforge formats`)")
+    if isinstance(fmt, BlockFormatLike) != spec.unit.startswith("block-"):
+        block = isinstance(fmt, BlockFormatLike)
+        kind = "block" if block else "scalar"
+        valid = "block-encoder, block-decoder" if block else "encoder, decoder"
+        raise FpforgeValueError(f"{fmt.name!r} is a {kind} format; its units are {valid}")
+    if isinstance(fmt, BlockFormatLike):
+        _check_port_bits(f"a block of {fmt.name}", max(fmt.block_bits, fmt.k1 * 32))
+    return name
+
+
+def _dot_rounding(value, spec):
+    """A dot unit's cast rounds with one mode: a name, or a one-name list (the command line's form)."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise FpforgeValueError(f"a dot unit's cast to out_format rounds with one mode, not {','.join(value)}")
+        value = value[0]
+    return value
+
+
+def _dot_saturate(value, spec):
+    """The cast's saturation: True/False ('on'/'off'), None for the default (True with a cast)."""
+    if value == "runtime":
+        raise FpforgeValueError("a dot unit's cast saturates or not at build time: saturate must be True or "
+                                "False, not 'runtime'")
+    return {"on": True, "off": False}.get(value, value) if isinstance(value, str) else value
+
+
+def _check_port_bits(what, bits):
+    if bits > MAX_PORT_BITS:
+        raise FpforgeValueError(f"{what} would be a {bits}-bit port; fpforge builds ports of up to {MAX_PORT_BITS} "
+                                "bits (fewer elements or a smaller block)")
+
+
+# -- per-field checks: check(value, spec) -> canonical value -------------------------------------------------
+def _source(value, spec):
+    from .block import _source as block_source
+    from .convert import _source as source_format
+
+    return (block_source if spec.unit == "block-encoder" else source_format)("fp32" if value is None else value).name
+
+
+def _target(value, spec):
+    from .convert import _source as source_format
+
+    return source_format(value if value is not None else "fp32", "target").name
+
+
+def _scaled_source(value, spec):
+    from .scaling import SCALED_SOURCES, _check_choice
+
+    return _check_choice("fp32" if value is None else value, SCALED_SOURCES, "source of a scaled encoder")
+
+
+def _rounding(value, spec):
+    from .rounding import check_roundings
+
+    if value is not None and not isinstance(value, str):
+        if not isinstance(value, (tuple, list)) or not all(isinstance(r, str) for r in value):
+            raise FpforgeTypeError(f"rounding must be a mode name or a tuple of them, not {value!r}")
+        if not value:
+            raise FpforgeValueError("rounding names no mode; give at least one (or None for the format's default)")
+    fmt = descriptor_of(spec.format)
+    return check_roundings(fmt, fmt.roundings[:1] if value is None else value)
+
+
+def _saturate(value, spec):
+    if isinstance(value, str) and value in ("off", "on"):
+        return value == "on"
+    if not (isinstance(value, bool) or value == "runtime" and isinstance(value, str)):
+        raise FpforgeTypeError(f"saturate must be True, False or 'runtime' ('off'/'on' for False/True), not "
+                               f"{value!r}")
+    return value
+
+
+def _flag(name):
+    return lambda value, spec: as_bool(value, name)
+
+
+def _latency(lo=0):
+    def check(value, spec):
+        value = as_int(value, "latency", 0, MAX_LATENCY)
+        if value < lo:
+            raise FpforgeValueError(f"a scaled encoder is a stream (its running amax is a register): latency "
+                                    f"must be an integer >= 1, not {value!r}")
+        return value
+    return check
+
+
+def _stages(value, spec):
+    return as_int(value, "stages", 0, MAX_LATENCY)
+
+
+def _rand_bits(value, spec):
+    return None if value is None else as_int(value, "rand_bits", 1, 32)
+
+
+def _seed(value, spec):
+    return as_seed(value)
+
+
+def _lanes(value, spec):
+    from .scaling import check_lanes
+
+    return check_lanes(value)
+
+
+def _scaling(value, spec):
+    from .scaling import SCALINGS, _check_choice
+
+    return _check_choice("fp32" if value is None else value, SCALINGS, "scaling")
+
+
+def _operand(value, spec):
+    from ..golden.dot import operand_format
+
+    return None if value is None else operand_format(value).name
+
+
+# -- the specs ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, kw_only=True)
+class UnitSpec:
+    """What every unit spec shares: the unit kind (``unit``), the JSON form, the hash, validation."""
+
+    unit: ClassVar[str] = ""
+    format: object = option(None, _scalar_format)
+
+    def __post_init__(self):
+        if self.format is None:
+            raise FpforgeValueError(f"a{'n' if self.unit[0] in 'e' else ''} {self.unit} unit needs a format")
+        for f in dataclasses.fields(self):
+            check = f.metadata.get("check")
+            if check is not None:
+                object.__setattr__(self, f.name, check(getattr(self, f.name), self))
+        self._check()
+        self._check_gateware()
+
+    def _check_gateware(self):
+        """What only the gateware's constructors know (a target that cannot hold every value of the format,
+        a block source): the unit is constructed — not elaborated — and dropped, so that a spec that exists
+        builds. (Cheap for conversion units; a dot unit's rules are all in its DotConfig.)"""
+        from .generate import check_unit
+
+        check_unit(self)
+
+    def _check(self):
+        """Rules between fields (after each field is checked)."""
+        rounding = getattr(self, "rounding", None)
+        if rounding is not None:
+            sr = "sr" in rounding
+            for name, default in (("rand_bits", DEFAULT_RAND_BITS), ("seed", 0)):
+                value = getattr(self, name)
+                if not sr and value is not None:
+                    raise FpforgeValueError(f"{name} applies to encoders with stochastic rounding (sr); this "
+                                            f"{self.unit} has rounding {','.join(rounding)}")
+                if sr and value is None:
+                    object.__setattr__(self, name, default)
+
+    # -- facts ----------------------------------------------------------------------------------------------
+    @property
+    def descriptor(self):
+        """The format descriptor (operand A's for a dot unit)."""
+        return descriptor_of(self.format)
+
+    @classmethod
+    def options(cls) -> tuple:
+        """The field names, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))
+
+    def as_options(self) -> dict:
+        """The keyword form: ``unit`` and every field that is not None (``spec_from_options(**spec.as_options())
+        == spec``); what code written for :func:`fpforge.hw.build_unit`'s keywords reads."""
+        out = {"unit": self.unit}
+        out.update({n: getattr(self, n) for n in self.options() if getattr(self, n) is not None})
+        return out
+
+    # -- JSON and hash ----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The JSON form: ``unit``, ``schema`` and every field (tuples as lists)."""
+        out = {"unit": self.unit, "schema": SCHEMA_VERSION}
+        for name in self.options():
+            v = getattr(self, name)
+            out[name] = v.to_dict() if isinstance(v, FormatRef) else list(v) if isinstance(v, tuple) else v
+        return out
+
+    def to_json(self, indent=None) -> str:
+        """The canonical JSON text (what the hash covers; ``indent`` only for reading)."""
+        return json.dumps(self.to_dict(), sort_keys=True, indent=indent,
+                          separators=(",", ": ") if indent else (",", ":"), ensure_ascii=True)
+
+    @property
+    def sha256(self) -> str:
+        """SHA-256 (hex) of :meth:`to_json`."""
+        return hashlib.sha256(self.to_json().encode("ascii")).hexdigest()
+
+    @property
+    def key(self) -> str:
+        """The first 16 hex digits of :attr:`sha256` (file and directory names)."""
+        return self.sha256[:16]
+
+    @classmethod
+    def from_dict(cls, d) -> UnitSpec:
+        """The spec of a JSON form (strict: every key present, none unknown, values of the right type).
+
+        Raises
+        ------
+        FpforgeTypeError
+            ``d`` is not a mapping, or a value of the wrong type.
+        FpforgeValueError
+            Unknown unit, missing or unknown keys, another schema version, an invalid value.
+        """
+        if not isinstance(d, dict):
+            raise FpforgeTypeError(f"a unit spec's JSON form must be a mapping, not {describe(d)}")
+        unit = d.get("unit")
+        if unit not in SPECS:
+            raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
+        kind = SPECS[unit]
+        if cls is not UnitSpec and kind is not cls:
+            raise FpforgeValueError(f"{cls.__name__}.from_dict got a {unit} spec")
+        if d.get("schema") != SCHEMA_VERSION:
+            raise FpforgeValueError(f"unit spec schema {d.get('schema')!r} is not this fpforge's "
+                                    f"({SCHEMA_VERSION}); regenerate the spec")
+        names = kind.options()
+        unknown = sorted(set(d) - set(names) - {"unit", "schema"})
+        missing = [n for n in names if n not in d]
+        if unknown or missing:
+            what = "; ".join(p for p in (f"unknown key(s) {', '.join(unknown)}" if unknown else "",
+                                         f"missing key(s) {', '.join(missing)}" if missing else "") if p)
+            raise FpforgeValueError(f"{unit} spec: {what}; its keys: unit, schema, {', '.join(names)}")
+        values = {}
+        for n in names:
+            v = d[n]
+            if isinstance(v, list):
+                v = tuple(v)
+            elif isinstance(v, dict) and n.startswith("format"):
+                v = FormatRef.from_dict(v)
+            elif isinstance(v, (dict, tuple, set, float)):
+                raise FpforgeTypeError(f"{unit} spec: {n} must be a JSON scalar or list, not {describe(v)}")
+            values[n] = v
+        return kind(**values)
+
+    @classmethod
+    def from_json(cls, text) -> UnitSpec:
+        try:
+            d = json.loads(text)
+        except (TypeError, ValueError) as e:
+            raise FpforgeValueError(f"not a unit spec's JSON: {e}") from None
+        return cls.from_dict(d)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EncoderSpec(UnitSpec):
+    """A scalar encoder (source float → narrow format); :class:`fpforge.hw.Encoder` / ``HiF8Encoder``."""
+
+    unit: ClassVar[str] = "encoder"
+    source: str = option("fp32", _source)
+    rounding: tuple = option(None, _rounding)
+    saturate: bool | str = option(False, _saturate)
+    nan_to_zero: bool = option(False, _flag("nan_to_zero"))
+    latency: int = option(0, _latency())
+    rand_bits: int | None = option(None, _rand_bits)
+    seed: int | None = option(None, _seed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecoderSpec(UnitSpec):
+    """A scalar decoder (narrow format → target float); :class:`fpforge.hw.Decoder` / ``HiF8Decoder``."""
+
+    unit: ClassVar[str] = "decoder"
+    target: str = option("fp32", _target)
+    latency: int = option(0, _latency())
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockEncoderSpec(UnitSpec):
+    """A block encoder (k1 source floats → one block); :class:`fpforge.hw.BlockEncoder`."""
+
+    unit: ClassVar[str] = "block-encoder"
+    source: str = option("fp32", _source)
+    rounding: tuple = option(None, _rounding)
+    latency: int = option(0, _latency())
+    rand_bits: int | None = option(None, _rand_bits)
+    seed: int | None = option(None, _seed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockDecoderSpec(UnitSpec):
+    """A block decoder (one block → k1 FP32 values); :class:`fpforge.hw.BlockDecoder`."""
+
+    unit: ClassVar[str] = "block-decoder"
+    target: str = option("fp32", _target)
+    latency: int = option(0, _latency())
+
+
+@dataclass(frozen=True, kw_only=True)
+class DotSpec(UnitSpec):
+    """A dot-product unit (:class:`fpforge.hw.DotProduct`): operands ``format`` (A) and ``format_b`` (B,
+    default A's; names as :func:`fpforge.golden.dot.operand_format` gives them), ``r`` elements, an
+    ``f``-bit window, ``stages`` register stages (0: combinational), ``raw`` outputs, ``io_registers``
+    (the combinational unit with registered inputs and outputs)."""
+
+    unit: ClassVar[str] = "dot"
+    format: object = option(None, _operand)
+    format_b: str | None = option(None, _operand)
+    r: int = option(None)  # r and f: checked by DotConfig in _check (its messages)
+    f: int = option(None)
+    stages: int = option(0, _stages)
+    raw: bool = option(False, _flag("raw"))
+    io_registers: bool = option(False, _flag("io_registers"))
+    # The FP8 RFC's epilogue (docs/scaling.md): scales, running amax, a cast of the result to out_format with
+    # one rounding mode (default the format's first) that saturates unless saturate is False.
+    scale: bool = option(False, _flag("scale"))
+    amax: bool = option(False, _flag("amax"))
+    out_format: str | None = option(None)
+    rounding: str | None = option(None, _dot_rounding)
+    saturate: bool | None = option(None, _dot_saturate)
+
+    def _check(self):
+        from .epilogue import EpilogueOptions
+
+        ep = EpilogueOptions(self.scale, self.amax, self.out_format, self.rounding,
+                             True if self.saturate is None else self.saturate, self.stages)
+        if ep.format is not None:  # canonical: the cast's format name, mode and saturation spelt out
+            object.__setattr__(self, "out_format", ep.format.name)
+            object.__setattr__(self, "rounding", ep.rounding)
+            object.__setattr__(self, "saturate", ep.saturate)
+        cfg = self.config
+        object.__setattr__(self, "format_b", cfg.b.name)
+        object.__setattr__(self, "r", cfg.r)
+        object.__setattr__(self, "f", cfg.f)
+        for side, bits in zip("AB", cfg.operand_bits):
+            _check_port_bits(f"operand {side} ({cfg.r} elements of {cfg.a.name if side == 'A' else cfg.b.name})",
+                             bits)
+        if self.io_registers and self.stages:
+            raise FpforgeValueError("io_registers wraps the combinational unit: use stages=0 with it")
+
+    def _check_gateware(self):
+        pass  # DotConfig (in _check) holds every rule of a dot unit; constructing one costs ~40 ms
+
+    @property
+    def config(self):
+        """The :class:`fpforge.golden.dot.DotConfig` of the unit."""
+        from ..golden.dot import DotConfig
+
+        return DotConfig(self.format, self.r, self.f, self.format_b)
+
+    @property
+    def descriptor(self):
+        return self.config.a
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScaledEncoderSpec(UnitSpec):
+    """A scaled encoder (``lanes`` values × an FP32 or power-of-two scale → a narrow format, with a running
+    amax); :class:`fpforge.hw.ScaledEncoder`. ``latency`` is at least 1."""
+
+    unit: ClassVar[str] = "scaled-encoder"
+    source: str = option("fp32", _scaled_source)
+    rounding: tuple = option(None, _rounding)
+    saturate: bool | str = option(False, _saturate)
+    nan_to_zero: bool = option(False, _flag("nan_to_zero"))
+    latency: int = option(1, _latency(1))
+    lanes: int = option(1, _lanes)
+    scaling: str = option("fp32", _scaling)
+    rand_bits: int | None = option(None, _rand_bits)
+    seed: int | None = option(None, _seed)
+
+
+SPECS = {s.unit: s for s in (EncoderSpec, DecoderSpec, BlockEncoderSpec, BlockDecoderSpec, DotSpec,
+                             ScaledEncoderSpec)}
+
+#: Why a unit refuses options it does not take (the end of the error message).
+_WHY = {"dot": " (its depth is stages; it rounds once to FP32, nearest even; rounding and saturate apply to the "
+               "cast of out_format)", "decoder": " (a decoder is exact)",
+        "block-decoder": " (a decoder is exact)", "block-encoder": " (block units always saturate)"}
+#: The variant sugar each unit takes.
+_SUGAR = {"encoder": VARIANT_SUGAR, "decoder": ("ieee_denormals", "compat"), "scaled-encoder": VARIANT_SUGAR}
+
+
+def as_spec(spec) -> UnitSpec:
+    """``spec`` itself, or the spec of a keyword dict (``{"unit": ..., "format": ..., ...}``, the keyword style
+    of :func:`spec_from_options`)."""
+    if isinstance(spec, UnitSpec):
+        return spec
+    if not isinstance(spec, dict):
+        raise FpforgeTypeError(f"a unit must be a spec (fpforge.hw.spec) or a dict of build_unit keywords, not "
+                               f"{describe(spec)}")
+    return spec_from_options(**spec)
+
+
+def spec_from_options(unit, **options) -> UnitSpec:
+    """The spec of a unit given in :func:`fpforge.hw.build_unit`'s keyword style: ``unit`` (a name of
+    :data:`UNITS`), ``format`` and the options; the sugar ``ieee_denormals``, ``paper_literal`` and
+    ``compat`` resolve to the format's variant. An option the unit does not take is an error (None,
+    False and 0 count as not given), as is ``rand_bits``/``seed`` without ``sr``.
+
+    Raises
+    ------
+    UnknownName
+        An unknown unit (or format, compat, ...).
+    FpforgeValueError, FpforgeTypeError
+        What the spec's checks raise, or an option the unit does not take.
+    """
+    if not isinstance(unit, str) or unit not in UNITS:
+        raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
+    kind = SPECS[unit]
+    fields = kind.options()
+    sugar = _SUGAR.get(unit, ())
+    every = {n for k in SPECS.values() for n in k.options()} | set(VARIANT_SUGAR)
+    for name in options:
+        if name not in every:
+            raise FpforgeTypeError(f"build_unit() got an unexpected keyword argument {name!r}")
+    for name in ("paper_literal", "ieee_denormals"):
+        as_bool(options.get(name, False), name)
+    compat = options.get("compat")
+    if compat is not None and not isinstance(compat, str):
+        raise FpforgeTypeError(f"compat must be a name (None, 'default' or 'ascend'), not {compat!r}")
+    if "rand_bits" not in fields:  # (units with sr check it in the spec)
+        for name in ("rand_bits", "seed"):
+            if options.get(name) is not None:
+                _rand_bits(options.get("rand_bits"), None), _seed(options.get("seed"), None)
+                raise FpforgeValueError(f"{name} applies to encoders with stochastic rounding (sr); this {unit} "
+                                        "has no sr rounding")
+    given = {k for k, v in options.items()
+             if v not in (None, False, 0, "off") and not (k == "compat" and v == "default")}
+    if unit == "dot" and options.get("saturate") is not None:
+        given.add("saturate")  # (False is a choice for the cast, and no option without one)
+    uses = (set(fields) - {"format", "rand_bits", "seed"}) | set(sugar)
+    if unit == "dot" and options.get("out_format") is None:
+        uses -= {"rounding", "saturate"}
+    unused = sorted(given - uses - {"format", "rand_bits", "seed"})
+    if unused:
+        raise FpforgeValueError(f"a{'n' if unit[0] in 'e' else ''} {unit} unit does not take {', '.join(unused)}"
+                                f"{_WHY.get(unit, '')}; its options: format, {', '.join(sorted(uses))}")
+    values = {k: v for k, v in options.items() if k in fields and v is not None}
+    if sugar and "format" in values:
+        # (one line for an unknown compat, or a format without the variant)
+        fmt = with_compat(descriptor_of(_format_name(values["format"])), compat)
+        fmt = resolve_variant(fmt, ieee_denormals=options.get("ieee_denormals", False),
+                              paper_literal=options.get("paper_literal", False))
+        if unit == "encoder" and options.get("paper_literal") and "hr" not in _modes(values.get("rounding")):
+            raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
+        values["format"] = fmt
+    return kind(**values)
+
+
+def _modes(rounding):
+    if rounding is None or isinstance(rounding, str):
+        return () if rounding is None else (rounding,)
+    return tuple(rounding) if isinstance(rounding, (tuple, list)) else ()
