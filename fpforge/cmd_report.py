@@ -182,9 +182,6 @@ def headline_markdown() -> str:
     """README's headline table: a few figures from the area tables, the QSNR table and the proof store (cached
     results are reused; nothing is typed)."""
     from .golden.qsnr import qsnr_table
-    from .sim.prove import PROOF_SEED
-    from .sim.prove_table import RowStore, record_configs
-    from .sim.prove_unit import ProofUnit
     from .sweep.area import memory_accesses
 
     fp8, hif8, dot = _area("area-fp8"), _area("area-hif8"), _area("area-dot")
@@ -208,19 +205,34 @@ def headline_markdown() -> str:
     rows.append(("MX dot-product unit (r = 16, f = 32): area × memory relative to FP8", " · ".join(rel) or "–"))
     rows.append(("QSNR (dB): MX9 · MX6 · MX4 · E4M3 · E5M2 (amax-scaled)",
                  " · ".join(f"{q[n]:.1f}" for n in ("mx9", "mx6", "mx4", "e4m3", "e5m2"))))
-    store = RowStore()
-    units = [ProofUnit.generated(cfg) for cfg in record_configs()]
-    recs = [store.get(u, c, PROOF_SEED) for u in units for c in u.conditions()]
-    done = [r for r in recs if r is not None]
-    bad = sum(r["mismatches"] > 0 for r in done)
-    rows.append(("Encoders proved on all 2^32 FP32 inputs (unit, mode, saturation rows)",
-                 f"{len(done)} of {len(recs)} rows, {bad} with a mismatch"))
+    rows.append(("Encoders proved on all 2^32 FP32 inputs (unit, mode, saturation rows)", _proof_summary()))
     md = ["## Headline results",
           "Yosys onto `fpforge45.lib` (Nangate45 cell areas); QSNR over 10,000 Gaussian vectors of 256 values. "
           "Every table, with its method: [docs/results.md](docs/results.md).", "",
           "| what | measured |", "|---|---|"]
     md += [f"| {a} | {b} |" for a, b in rows]
     return "\n".join(md)
+
+
+def _proof_summary() -> str:
+    """The proof table of docs/results.md in one line: rows run, rows with a mismatch, and the commit and date
+    of the table. (The table, not this machine's proof store: a row's record is keyed by the golden model's
+    sources, so any change to them leaves the store empty until `make prove` runs again, while the table
+    keeps what was proved, with the Verilog hash and the commit it was proved at.)"""
+    import re
+
+    from .results import RESULTS_PATH
+
+    text = RESULTS_PATH.read_text() if RESULTS_PATH.exists() else ""
+    m = re.search(r"<!-- results:proofs -->\n(.*?)<!-- /results:proofs -->", text, re.S)
+    if not m:
+        return "no proof table yet (`make prove`)"
+    lines = [ln for ln in m.group(1).splitlines() if ln.startswith("| fpforge_")]
+    run = [ln.split("|") for ln in lines if "not run" not in ln]
+    bad = sum(1 for cells in run if cells[7].strip() not in ("0",))
+    when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", m.group(1))
+    at = f" (table of {when.group(1)}, commit {when.group(2)}; `make prove`)" if when else ""
+    return f"{len(run)} of {len(lines)} rows, {bad} with a mismatch{at}"
 
 
 def _headline():
@@ -258,7 +270,9 @@ SECTIONS = (
                                                                        "--write-results"), 1),
     Section("bad-inputs", "every bad command line and API call: one clear error",
             _cmd("python", "tests/bad_input_table.py", "--results"), 3),
-    Section("proofs", "the proof table (rows from this machine's proof store)", _proofs, 1),
+    Section("proofs", "the proof table rewritten from this machine's proof store (`make prove` writes it after "
+            "proving; rows are keyed by the golden model's sources, so after a golden change the store is empty "
+            "until make prove runs again)", _proofs, 1, long=True),
     Section("sweep-fig7-preview", "the design-space sweep preview (Fig. 7), figure and claims",
             _cmd("fpforge", "sweep", "docs/spaces/fig7-preview.toml", "--claims", "--results"), 2),
     Section("sweep-reuse", "the sweep's reuse flow against the standard flow",
