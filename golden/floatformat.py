@@ -65,6 +65,12 @@ NAN_STYLES = {"ieee": (True, "binade", True), "fn": (False, 1, True), "fnuz": (F
               "none": (False, 0, True)}
 
 
+#: Widest exponent and mantissa fields a descriptor takes (FP64's are 11 and 52; wider fields would only make
+#: the code-space arithmetic explode, e.g. ``1 << (ebits + mbits)``).
+MAX_EBITS = 16
+MAX_MBITS = 64
+
+
 @dataclass(frozen=True)
 class FloatFormat(ScalarFormat):
     """A sign/exponent/mantissa floating-point format.
@@ -127,9 +133,9 @@ class FloatFormat(ScalarFormat):
         if self.num_high_nans is not None and (isinstance(self.num_high_nans, bool)
                                                or not isinstance(self.num_high_nans, int)):
             raise FpforgeTypeError(f"FloatFormat num_high_nans must be an integer or None, not {self.num_high_nans!r}")
-        for what, value, lo in (("ebits", self.ebits, 1), ("mbits", self.mbits, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < lo:
-                raise FpforgeValueError(f"{what} must be an integer >= {lo}, not {value!r}")
+        for what, value, lo, hi in (("ebits", self.ebits, 1, MAX_EBITS), ("mbits", self.mbits, 0, MAX_MBITS)):
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise FpforgeValueError(f"{what} must be an integer in {lo}..{hi}, not {value!r}")
         data = (self.has_inf, self.num_high_nans, self.has_neg_zero)
         if nan is None and data == (None, None, None):
             nan = "ieee"
