@@ -26,7 +26,7 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..golden.block import BlockFormat, _block_format
+from ..golden.block import BlockFormat, as_block_format
 from ..golden.errors import FpforgeValueError
 from ..golden.formats import ROUNDING_MODES
 from ..golden.rng import DEFAULT_RAND_BITS
@@ -51,7 +51,7 @@ _EXP = signed(12)
 
 def block_layout(fmt) -> data.StructLayout:
     """The block's bit layout from the descriptor: fields least significant first, arrays element 0 first."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     fields = {}
     for name, width, count in fmt.fields:
         fields[name] = unsigned(width) if name == "scale" else data.ArrayLayout(unsigned(width), count)
@@ -212,7 +212,7 @@ class BlockEncoder(wiring.Component):
     """
 
     def __init__(self, fmt, source="fp32", roundings=None, rand_bits=DEFAULT_RAND_BITS):
-        fmt = _block_format(fmt)
+        fmt = as_block_format(fmt)
         src = source_format(source, "block encoder source", ("fp32", "bf16"))
         roundings = check_roundings(fmt, roundings or fmt.roundings[:1])
         check_rand_bits(rand_bits)
@@ -361,7 +361,7 @@ class BlockDecoder(DecoderOptions, wiring.Component):
     """
 
     def __init__(self, fmt, target="fp32"):
-        fmt = _block_format(fmt)
+        fmt = as_block_format(fmt)
         tgt = source_format(target, "block decoder target", ("fp32",))
         if isinstance(fmt, BlockFormat) and not fmt.float32_exact:
             raise FpforgeValueError(f"FP32 cannot hold every {fmt.name} value exactly (needs m <= 24, "

@@ -20,7 +20,7 @@ from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json
 from .run import synthesize_units
 from .table import memory_accesses
 
-__all__ = ["AREA_SPACES", "AreaSpace", "AreaTable", "run_area"]
+__all__ = ["AREA_SPACES", "AreaSpace", "AreaTable", "run_area", "resolve_format"]
 
 _FLOW = ("yosys onto `fpforge45.lib` (Nangate45 cell areas) with the fast ABC script; each cell: area µm² / "
          "NAND2 gate equivalents / logic depth; \"–\": the format has no such mode or target")
@@ -144,7 +144,7 @@ def _valid(cfg):
     from ..hw import build_unit
 
     try:
-        unit = build_unit(**{k: v for k, v in cfg.items() if k not in ("format", "name")}, format=_resolve(cfg["format"]))
+        unit = build_unit(**{k: v for k, v in cfg.items() if k not in ("format", "name")}, format=resolve_format(cfg["format"]))
     except ValueError:
         unit = None
     if unit is None:
@@ -158,7 +158,7 @@ def _valid(cfg):
     return cfg
 
 
-def _resolve(fmt):
+def resolve_format(fmt):
     if isinstance(fmt, dict):
         d = get_format(fmt["name"])
         if "at" in fmt:

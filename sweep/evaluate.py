@@ -199,11 +199,11 @@ def _child_cpu():
 
 def _generate(unit_cfg):
     from ..hw import build_unit, default_name, to_verilog
-    from .area import _resolve
+    from .area import resolve_format
 
     cfg = {k: tuple(v) if isinstance(v, list) else v for k, v in unit_cfg.items()}
     name = cfg.pop("name", None)
-    cfg["format"] = _resolve(cfg["format"])
+    cfg["format"] = resolve_format(cfg["format"])
     unit = build_unit(**cfg)
     top = name or default_name(unit)
     return top, to_verilog(unit, top)

@@ -23,7 +23,8 @@ from typing import Sequence
 
 from .errors import SynthError
 
-__all__ = ["DEFAULT_LIBERTY", "Cell", "Liberty", "function_truth_table", "nand2_reference", "read_liberty"]
+__all__ = ["DEFAULT_LIBERTY", "Cell", "Liberty", "function_truth_table", "nand2_reference", "read_liberty",
+           "check_liberty", "find_nand2", "parse_liberty_text"]
 
 #: The bundled timing-free Nangate45-compatible library (``fpforge45.lib``).
 DEFAULT_LIBERTY: Path = Path(__file__).resolve().with_name("fpforge45.lib")
@@ -64,7 +65,7 @@ def _strip_quotes(tok: str) -> str:
     return tok
 
 
-def _parse_liberty_text(text: str, label: str) -> Liberty:
+def parse_liberty_text(text: str, label: str) -> Liberty:
     """Parse Liberty text into cells (area, pins, functions, sequential flag)."""
     toks: list[tuple[str, int]] = []
     for m in _TOKEN_RE.finditer(text):
@@ -185,10 +186,10 @@ def _parse_liberty_text(text: str, label: str) -> Liberty:
 def _load_liberty_cached(path: str, mtime_ns: int, size: int) -> Liberty:
     label = Path(path).name
     data = Path(path).read_bytes()
-    return _parse_liberty_text(data.decode("latin-1"), label)
+    return parse_liberty_text(data.decode("latin-1"), label)
 
 
-def _check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
+def check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
     """Validate a Liberty file and parse it; raise :class:`SynthError` if bad."""
     path = Path(liberty)
     if not path.exists():
@@ -340,7 +341,7 @@ def _is_nand2(cell: Cell) -> bool:
     return _function_truth_table(func, used) == _NAND2_TT
 
 
-def _find_nand2(lib: Liberty) -> Cell | None:
+def find_nand2(lib: Liberty) -> Cell | None:
     named = lib.cells.get("NAND2_X1")
     if named is not None and named.area is not None and _is_nand2(named):
         return named
@@ -372,8 +373,8 @@ def nand2_reference(liberty: str | Path | None = None) -> tuple[str, float] | No
     SynthError
         If the file is missing, unreadable or malformed.
     """
-    _, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
-    cell = _find_nand2(lib)
+    _, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    cell = find_nand2(lib)
     if cell is None or cell.area is None:
         return None
     return cell.name, cell.area
@@ -384,7 +385,7 @@ def read_liberty(liberty: str | Path | None = None) -> Liberty:
     version: ``name`` and ``cells`` (name -> :class:`Cell`: ``area``, ``inputs``, ``outputs`` as pin ->
     function, ``sequential``, ``has_ff``, ``dont_use``). Do not modify the result. Raises
     :class:`SynthError` if the file is missing, unreadable or malformed."""
-    return _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)[1]
+    return check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)[1]
 
 
 def function_truth_table(expr: str, variables: Sequence[str]) -> int | None:

@@ -11,17 +11,19 @@ import numpy as np
 from ...golden.block import BlockEncoding
 from ...golden.dot.pipeline import element_fields
 
-__all__ = ["DotOperands", "concat_dot_operands", "directed_dot_operands", "random_dot_operands"]
+__all__ = ["DotOperands", "concat_dot_operands", "directed_dot_operands", "random_dot_operands", "block_ops",
+           "dot_family", "dot_flip", "dot_group", "dot_is_int", "max_codes", "pos_codes", "scalar_codes", "scale_range",
+           "dot_stack", "with_sign"]
 
 
-def _family(fmt) -> str:
+def dot_family(fmt) -> str:
     """``bdr``, ``ocp`` or ``scalar``: how the operand format's elements enter the datapath."""
     return fmt.dot_side.family
 
 
-def _is_int(fmt) -> bool:
+def dot_is_int(fmt) -> bool:
     """An OCP MX operand with INT8 elements."""
-    return _family(fmt) == "ocp" and fmt.is_int
+    return dot_family(fmt) == "ocp" and fmt.is_int
 
 
 @dataclass
@@ -59,7 +61,7 @@ def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     """Raw random fields of one operand: block scales around a per-vector base (offsets up to ``spread``
     per vector), random shifts and element bits; elements zeroed with ``zero_frac``; for formats with
     NaN/Inf codes, those codes replaced except in a ``special_frac`` share of the vectors."""
-    if _family(fmt) == "scalar":
+    if dot_family(fmt) == "scalar":
         codes = rng.integers(0, 1 << fmt.bits, (n, nb)).astype(np.int64)
         codes = np.where(rng.random((n, nb)) < zero_frac, codes & (1 << (fmt.bits - 1)), codes)
         return codes
@@ -68,13 +70,13 @@ def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     span = np.asarray(spread)[:, None]
     base = rng.integers(0, top + 1, (n, 1))
     off = np.round((rng.random((n, nb)) * 2 - 1) * span).astype(np.int64)
-    scale = np.clip(base + off, 0, top - (0 if _family(fmt) == "bdr" else 1))
-    if _family(fmt) != "bdr":  # OCP: a NaN scale in a few vectors
+    scale = np.clip(base + off, 0, top - (0 if dot_family(fmt) == "bdr" else 1))
+    if dot_family(fmt) != "bdr":  # OCP: a NaN scale in a few vectors
         nan = (rng.random((n, nb)) < 0.5) & (rng.random((n, 1)) < special_frac)
         scale = np.where(nan, 0xFF, scale)
     elem = rng.integers(0, 1 << fmt.elem_bits, (n, nb, k1)).astype(np.int64)
     elem = np.where(rng.random((n, nb, k1)) < zero_frac, elem & (1 << (fmt.elem_bits - 1)), elem)
-    if _family(fmt) == "bdr":
+    if dot_family(fmt) == "bdr":
         shift = rng.integers(0, fmt.beta + 1, (n, nb, fmt.n_sub)) if fmt.d2 else np.zeros((n, nb, fmt.n_sub))
     else:
         shift = np.zeros((n, nb, 0))
@@ -111,13 +113,13 @@ def random_dot_operands(cfg, n, seed):
     ops = []
     sels = {}
     for side, fmt in (("a", cfg.a), ("b", cfg.b)):
-        sel = rng.integers(0, len(fmt.formats), n) if _family(fmt) == "scalar" else np.zeros(n, np.int64)
+        sel = rng.integers(0, len(fmt.formats), n) if dot_family(fmt) == "scalar" else np.zeros(n, np.int64)
         sels[side] = sel
         x = gaussian_vectors(max(n_real, 1), r, seed + (side == "b"), log2_sigma=(-30, 30))[:n_real]
         spreads = rng.choice([0, 3, 12, 40], (n_real, 1))
         u = np.round((rng.random((n_real, nb)) * 2 - 1) * spreads)
         x = (x.reshape(n_real, nb, cfg.k1) * np.exp2(u)[:, :, None]).reshape(n_real, r).astype(np.float32)
-        if _family(fmt) == "scalar":
+        if dot_family(fmt) == "scalar":
             real = np.zeros((n_real, r), np.uint64)
             for idx in range(len(fmt.formats)):
                 pick = sel[:n_real] == idx
@@ -142,35 +144,35 @@ def random_dot_operands(cfg, n, seed):
     labels = [(0, "random: quantized Gaussian data with spread block scales"), (n_real, "random: raw bit patterns")]
     return DotOperands(ops[0], ops[1], sels["a"], sels["b"], labels)
 
-def _pos_codes(fmt, rng, shape, *, nonzero=False, el=None):
+def pos_codes(fmt, rng, shape, *, nonzero=False, el=None):
     """Random finite non-negative element codes (BDR magnitude, OCP/scalar float code, INT8 0..127)."""
-    if _family(fmt) == "bdr":
+    if dot_family(fmt) == "bdr":
         return rng.integers(1 if nonzero else 0, 1 << fmt.m, shape)
     el = el if el is not None else fmt.element
-    if _is_int(fmt):
+    if dot_is_int(fmt):
         return rng.integers(1 if nonzero else 0, 128, shape)
     codes = rng.integers(1 if nonzero else 0, el.sign_mask, shape)
     _, _, _, nan, inf = element_fields(el, codes)
     return np.where(nan | inf, 1 << el.mbits, codes)  # specials -> the smallest normal
 
-def _with_sign(fmt, codes, neg, el=None):
-    if _family(fmt) == "bdr":
+def with_sign(fmt, codes, neg, el=None):
+    if dot_family(fmt) == "bdr":
         return np.where(neg, codes | (1 << fmt.m), codes)
-    if _is_int(fmt):
+    if dot_is_int(fmt):
         return np.where(neg, (256 - codes) & 0xFF, codes)
     el = el if el is not None else fmt.element
     return np.where(neg, codes | el.sign_mask, codes)
 
-def _block_ops(fmt, scale, shift, elem):
+def block_ops(fmt, scale, shift, elem):
     n = scale.shape[0]
-    shift = np.zeros((n, scale.shape[1], fmt.n_sub if _family(fmt) == "bdr" else 0)) if shift is None else shift
+    shift = np.zeros((n, scale.shape[1], fmt.n_sub if dot_family(fmt) == "bdr" else 0)) if shift is None else shift
     return BlockEncoding(fmt, np.asarray(scale).astype(np.uint16), np.asarray(shift).astype(np.uint8),
                          np.asarray(elem).astype(np.uint32))
 
-def _scale_range(fmt):
+def scale_range(fmt):
     """(lowest, highest finite) scale field."""
     top = (1 << fmt.scale_bits) - 1
-    return 0, top if _family(fmt) == "bdr" else top - 1
+    return 0, top if dot_family(fmt) == "bdr" else top - 1
 
 def _fp32_tie(T, exp):
     """Per dot product: the FP32 rounding of T * 2**exp is an exact tie (and whether the kept LSB is odd)."""
@@ -227,32 +229,32 @@ def _take(cfg, ops, idx, label):
 
     return DotOperands(take(cfg.a, ops.a), take(cfg.b, ops.b), ops.sel_a[idx], ops.sel_b[idx], [(0, label)])
 
-def _group(cfg, a, b, label, sel_a=None, sel_b=None):
+def dot_group(cfg, a, b, label, sel_a=None, sel_b=None):
     n = a.scale.shape[0] if hasattr(a, "scale") else len(a)
     z = np.zeros(n, np.int64)
     return DotOperands(a, b, z if sel_a is None else sel_a, z if sel_b is None else sel_b, [(0, label)])
 
-def _flip(fmt, codes):
-    if _family(fmt) == "bdr":
+def dot_flip(fmt, codes):
+    if dot_family(fmt) == "bdr":
         return codes ^ (1 << fmt.m)
-    if _is_int(fmt):
+    if dot_is_int(fmt):
         return (256 - codes) & 0xFF
     return codes ^ fmt.element.sign_mask
 
-def _max_codes(fmt):
-    if _family(fmt) == "bdr":
+def max_codes(fmt):
+    if dot_family(fmt) == "bdr":
         return (1 << fmt.m) - 1
     if fmt.is_int:
         return 127
     return fmt.element.max_code
 
-def _stack(fmt, rows):
+def dot_stack(fmt, rows):
     sc = np.concatenate([r[0] for r in rows])
     sh = None if rows[0][1] is None else np.concatenate([r[1] for r in rows])
     el = np.concatenate([r[2] for r in rows])
-    return _block_ops(fmt, sc, sh, el)
+    return block_ops(fmt, sc, sh, el)
 
-def _scalar_codes(fmt, sel, rng, shape, *, ef=None, nonzero=True):
+def scalar_codes(fmt, sel, rng, shape, *, ef=None, nonzero=True):
     """Finite codes of the scalar operand, format per vector from ``sel``; ``ef`` forces exponent fields."""
     out = np.zeros(shape, np.int64)
     for idx, el in enumerate(fmt.formats):
@@ -270,25 +272,25 @@ def _tie_candidates(cfg, rng):
     """Sparse and dense operands whose sums often need FP32 rounding near a tie."""
     
     n = 6000
-    if _family(cfg.a) == "scalar":
+    if dot_family(cfg.a) == "scalar":
         sa = rng.integers(0, len(cfg.a.formats), n)
         sb = rng.integers(0, len(cfg.b.formats), n)
-        a = _scalar_codes(cfg.a, sa, rng, (n, cfg.r), ef=lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r)))
-        b = _scalar_codes(cfg.b, sb, rng, (n, cfg.r), ef=lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r)))
+        a = scalar_codes(cfg.a, sa, rng, (n, cfg.r), ef=lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r)))
+        b = scalar_codes(cfg.b, sb, rng, (n, cfg.r), ef=lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r)))
         keep = rng.random((n, cfg.r)) < rng.choice([0.1, 0.3, 1.0], (n, 1))
         return DotOperands(np.where(keep, a, 0).astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, "ties")])
     out = []
     for fmt in (cfg.a, cfg.b):
-        lo, hi = _scale_range(fmt)
+        lo, hi = scale_range(fmt)
         # half near the middle of the scale range (normal-range ties when T is wide), half low (subnormal ties)
         base = np.where(rng.random((n, 1)) < 0.5, rng.integers(lo, hi + 1, (n, 1)),
                         rng.integers(lo, lo + max(2, (hi - lo) // 3) + 1, (n, 1)))
         sc = np.clip(base + rng.integers(-2, 3, (n, cfg.nb)), lo, hi)
-        sh = rng.integers(0, fmt.beta + 1, (n, cfg.nb, fmt.n_sub)) if _family(fmt) == "bdr" else None
-        el = _pos_codes(fmt, rng, (n, cfg.nb, cfg.k1))
-        el = _with_sign(fmt, el, rng.random(el.shape) < 0.5)
+        sh = rng.integers(0, fmt.beta + 1, (n, cfg.nb, fmt.n_sub)) if dot_family(fmt) == "bdr" else None
+        el = pos_codes(fmt, rng, (n, cfg.nb, cfg.k1))
+        el = with_sign(fmt, el, rng.random(el.shape) < 0.5)
         keep = rng.random(el.shape) < rng.choice([0.05, 0.2, 1.0], (n, 1, 1))
         el = np.where(keep, el, 0)
-        out.append(_block_ops(fmt, sc, sh, el))
+        out.append(block_ops(fmt, sc, sh, el))
     z = np.zeros(n, np.int64)
     return DotOperands(out[0], out[1], z, z, [(0, "ties")])

@@ -9,17 +9,17 @@ import numpy as np
 from ...golden.dot.pipeline import element_fields
 from .dot import (
     DotOperands,
-    _block_ops,
-    _family,
-    _flip,
-    _group,
-    _is_int,
-    _max_codes,
-    _pos_codes,
-    _scalar_codes,
-    _scale_range,
-    _stack,
-    _with_sign,
+    block_ops,
+    dot_family,
+    dot_flip,
+    dot_group,
+    dot_is_int,
+    dot_stack,
+    max_codes,
+    pos_codes,
+    scalar_codes,
+    scale_range,
+    with_sign,
 )
 
 __all__ = ["BLOCK_GROUPS", "SCALAR_GROUPS", "directed_groups"]
@@ -34,17 +34,17 @@ class _BlockContext:
 
     def fields(self, fmt, n, *, scale=None, nonzero=False, neg=None):
         """Random (scale, shifts, signed element codes) of n operands, scales near the middle of the range."""
-        lo, hi = _scale_range(fmt)
+        lo, hi = scale_range(fmt)
         mid = (lo + hi) // 2
         sc = self.rng.integers(max(lo, mid - 4), min(hi, mid + 4) + 1, (n, self.nb)) if scale is None \
             else np.broadcast_to(np.asarray(scale), (n, self.nb))
-        sh = self.rng.integers(0, fmt.beta + 1, (n, self.nb, fmt.n_sub)) if _family(fmt) == "bdr" else None
-        el = _pos_codes(fmt, self.rng, (n, self.nb, self.k1), nonzero=nonzero)
+        sh = self.rng.integers(0, fmt.beta + 1, (n, self.nb, fmt.n_sub)) if dot_family(fmt) == "bdr" else None
+        el = pos_codes(fmt, self.rng, (n, self.nb, self.k1), nonzero=nonzero)
         neg = self.rng.random((n, self.nb, self.k1)) < 0.5 if neg is None else neg
-        return sc, sh, _with_sign(fmt, el, neg)
+        return sc, sh, with_sign(fmt, el, neg)
 
     def ops(self, fmt, sc, sh, el):
-        return _block_ops(fmt, sc, sh, el)
+        return block_ops(fmt, sc, sh, el)
 
 
 class _ScalarContext:
@@ -74,21 +74,21 @@ def block_zeros(ctx):
     n = 6
     sa, ha, ea = fields(fa, n)
     sb, hb, eb = fields(fb, n)
-    za = _with_sign(fa, np.zeros_like(ea), rng.random(ea.shape) < 0.5)
-    zb = _with_sign(fb, np.zeros_like(eb), rng.random(eb.shape) < 0.5)
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, eb), "zeros: A all zero"))
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, zb), "zeros: both all zero"))
+    za = with_sign(fa, np.zeros_like(ea), rng.random(ea.shape) < 0.5)
+    zb = with_sign(fb, np.zeros_like(eb), rng.random(eb.shape) < 0.5)
+    ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, eb), "zeros: A all zero"))
+    ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, zb), "zeros: both all zero"))
     if nb > 1:
-        la, ha_ = _scale_range(fa)
-        lb, hb_ = _scale_range(fb)
+        la, ha_ = scale_range(fa)
+        lb, hb_ = scale_range(fb)
         sa, ha, ea = fields(fa, n, nonzero=True)
         sb, hb, eb = fields(fb, n, nonzero=True)
         sa = sa.copy()
         sb = sb.copy()
         sa[:, 0], sb[:, 0] = ha_, hb_
         ea = ea.copy()
-        ea[:, 0] = _with_sign(fa, np.zeros_like(ea[:, 0]), rng.random(ea[:, 0].shape) < 0.5)
-        ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb),
+        ea[:, 0] = with_sign(fa, np.zeros_like(ea[:, 0]), rng.random(ea[:, 0].shape) < 0.5)
+        ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb),
                              "zeros: a zero block at the largest scales beside live blocks"))
 
 
@@ -107,20 +107,20 @@ def block_cancellation(ctx):
             if arr is not None:
                 arr[:, h : 2 * h] = arr[:, :h]
         ea[:, h : 2 * h] = ea[:, :h]
-        eb[:, h : 2 * h] = _flip(fb, eb[:, :h])
+        eb[:, h : 2 * h] = dot_flip(fb, eb[:, :h])
         if nb % 2:
-            ea[:, -1] = _with_sign(fa, np.zeros_like(ea[:, -1]), False)
+            ea[:, -1] = with_sign(fa, np.zeros_like(ea[:, -1]), False)
     else:
         h = k1 // 2
         ea[:, :, h:] = ea[:, :, :h]
-        eb[:, :, h:] = _flip(fb, eb[:, :, :h])
+        eb[:, :, h:] = dot_flip(fb, eb[:, :, :h])
         for arr in (ha, hb):
             if arr is not None:
                 arr[:, :, :] = arr[:, :, :1]  # one shift per block: the mirrored halves cancel exactly
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "full cancellation: exact zero"))
+    ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "full cancellation: exact zero"))
     eb2 = eb.copy()
-    eb2[:, -1, -1] = _flip(fb, eb2[:, -1, -1])
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb2), "near cancellation: a small residue"))
+    eb2[:, -1, -1] = dot_flip(fb, eb2[:, -1, -1])
+    ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb2), "near cancellation: a small residue"))
 
 
 def dominant_block(ctx):
@@ -129,7 +129,7 @@ def dominant_block(ctx):
     if nb > 1:
         W, f = cfg.W, cfg.f
         dists = sorted({1, W - 1, f - 3, f - 2, f - 1, f, f + 1, f + 5, 2 * f + W, 10**6})
-        la, ha_ = _scale_range(fa)
+        la, ha_ = scale_range(fa)
         rows_a, rows_b = [], []
         for d in dists:
             for _ in range(2):
@@ -138,20 +138,20 @@ def dominant_block(ctx):
                 sa = sa.copy()
                 sa[:, :] = ha_
                 sa[:, 1:] = max(la, ha_ - d)
-                sb = np.full_like(sb, (_scale_range(fb)[0] + _scale_range(fb)[1]) // 2)
-                if _family(fa) == "bdr":
+                sb = np.full_like(sb, (scale_range(fb)[0] + scale_range(fb)[1]) // 2)
+                if dot_family(fa) == "bdr":
                     ha[:, 0] = 0
                 rows_a.append((sa, ha, ea))
                 rows_b.append((sb, hb, eb))
-        ctx.groups.append(_group(cfg, _stack(fa, rows_a), _stack(fb, rows_b),
+        ctx.groups.append(dot_group(cfg, dot_stack(fa, rows_a), dot_stack(fb, rows_b),
                              "one dominant block, the others at distances around the window edge and beyond"))
 
 
 def extreme_scales(ctx):
     """Extreme scales."""
     cfg, fa, fb, fields = ctx.cfg, ctx.a, ctx.b, ctx.fields
-    la, ha_ = _scale_range(fa)
-    lb, hb_ = _scale_range(fb)
+    la, ha_ = scale_range(fa)
+    lb, hb_ = scale_range(fb)
     rows_a, rows_b = [], []
     for s_a, s_b in ((ha_, hb_), (la, lb), (ha_, lb), (la, hb_)):
         for _ in range(3):
@@ -159,14 +159,14 @@ def extreme_scales(ctx):
             sb, hb, eb = fields(fb, 1, scale=s_b, nonzero=True)
             rows_a.append((sa, ha, ea))
             rows_b.append((sb, hb, eb))
-    ctx.groups.append(_group(cfg, _stack(fa, rows_a), _stack(fb, rows_b), "largest and smallest scales"))
+    ctx.groups.append(dot_group(cfg, dot_stack(fa, rows_a), dot_stack(fb, rows_b), "largest and smallest scales"))
 
 
 def scale_sweep(ctx):
     """The result exponent across FP32's subnormal boundary: sweep the scale of A with B at its lowest."""
     cfg, fa, fb, fields = ctx.cfg, ctx.a, ctx.b, ctx.fields
-    la, ha_ = _scale_range(fa)
-    lb, hb_ = _scale_range(fb)
+    la, ha_ = scale_range(fa)
+    lb, hb_ = scale_range(fb)
     rows_a, rows_b = [], []
     mid_b = lb
     for s_a in range(la, ha_ + 1, max(1, (ha_ - la) // 48)):
@@ -174,13 +174,13 @@ def scale_sweep(ctx):
         sb, hb, eb = fields(fb, 1, scale=mid_b + (s_a % 3), nonzero=True)
         rows_a.append((sa, ha, ea))
         rows_b.append((sb, hb, eb))
-    ctx.groups.append(_group(cfg, _stack(fa, rows_a), _stack(fb, rows_b), "scale sweep (FP32 range ends)"))
+    ctx.groups.append(dot_group(cfg, dot_stack(fa, rows_a), dot_stack(fb, rows_b), "scale sweep (FP32 range ends)"))
 
 
 def shift_combinations(ctx):
     """Every sub-block shift combination."""
     cfg, fa, fb, nb, fields, ops = ctx.cfg, ctx.a, ctx.b, ctx.nb, ctx.fields, ctx.ops
-    if _family(fa) == "bdr" and (fa.beta or fb.beta):
+    if dot_family(fa) == "bdr" and (fa.beta or fb.beta):
         combos = [(x, y) for x in range(fa.beta + 1) for y in range(fb.beta + 1)]
         n = len(combos) * 2
         sa, ha, ea = fields(fa, n, nonzero=True)
@@ -190,12 +190,12 @@ def shift_combinations(ctx):
                 for s in range(fa.n_sub):
                     ta, tb = combos[(v + s + j) % len(combos)]
                     ha[v, j, s], hb[v, j, s] = ta, tb
-        ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "every sub-block shift combination"))
+        ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "every sub-block shift combination"))
         sa, ha, ea = fields(fa, 4, nonzero=True)
         sb, hb, eb = fields(fb, 4, nonzero=True)
         ha[:] = fa.beta
         hb[:] = fb.beta
-        ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "all sub-blocks at the largest shift"))
+        ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "all sub-blocks at the largest shift"))
 
 
 def largest_block_magnitudes(ctx):
@@ -207,15 +207,15 @@ def largest_block_magnitudes(ctx):
     if ha is not None:
         ha[:] = 0
         hb[:] = 0
-    ma, mb = _max_codes(fa), _max_codes(fb)
+    ma, mb = max_codes(fa), max_codes(fb)
     neg = (np.arange(n) % 2 == 1)[:, None, None]
-    ea = _with_sign(fa, np.broadcast_to(ma, (n, nb, k1)), np.broadcast_to(neg, (n, nb, k1)))
+    ea = with_sign(fa, np.broadcast_to(ma, (n, nb, k1)), np.broadcast_to(neg, (n, nb, k1)))
     eb = np.broadcast_to(mb, (n, nb, k1)).copy()
-    if _is_int(fa):
+    if dot_is_int(fa):
         ea = np.where(neg, 0x80, ea)  # -128
-    if _is_int(fb):
+    if dot_is_int(fb):
         eb = np.where(np.arange(n)[:, None, None] >= 2, 0x80, eb)
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "largest magnitudes, both signs"))
+    ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "largest magnitudes, both signs"))
 
 
 def single_product_blocks(ctx):
@@ -225,8 +225,8 @@ def single_product_blocks(ctx):
     sa, ha, ea = fields(fa, n, nonzero=True)
     sb, hb, eb = fields(fb, n, nonzero=True)
     lane = np.arange(cfg.r).reshape(1, nb, k1) == np.arange(n)[:, None, None]
-    ea = np.where(lane, ea, _with_sign(fa, np.zeros_like(ea), False))
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "a single non-zero product in every lane"))
+    ea = np.where(lane, ea, with_sign(fa, np.zeros_like(ea), False))
+    ctx.groups.append(dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "a single non-zero product in every lane"))
 
 
 def block_specials(ctx):
@@ -245,8 +245,8 @@ def _specials_block(ctx):
     sa[0, 0] = 0xFF  # NaN scale in A
     sb[1, -1] = 0xFF  # NaN scale in B
     for fmt, arr, rows in ((fa, ea, (2, 3)), (fb, eb, (4,))):
-        el = fmt.element if _family(fmt) == "ocp" else None
-        if el is None or _is_int(fmt) or not (el.has_nan or el.has_inf):
+        el = fmt.element if dot_family(fmt) == "ocp" else None
+        if el is None or dot_is_int(fmt) or not (el.has_nan or el.has_inf):
             continue
         arr[rows[0], 0, 1] = el.nan_code()
         if el.has_inf:
@@ -256,11 +256,11 @@ def _specials_block(ctx):
             arr[6, -1, 4] = el.inf_code | el.sign_mask  # ... and -Inf: NaN
     # Inf x 0
     for fmt, arr, other, oarr in ((fa, ea, fb, eb), (fb, eb, fa, ea)):
-        el = fmt.element if _family(fmt) == "ocp" else None
-        if el is not None and not _is_int(fmt) and el.has_inf:
+        el = fmt.element if dot_family(fmt) == "ocp" else None
+        if el is not None and not dot_is_int(fmt) and el.has_inf:
             arr[7, 0, 0] = el.inf_code
-            oarr[7, 0, 0] = _with_sign(other, np.zeros(1, np.int64), False)[0]
-    return _group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "special values: NaN/Inf elements and scales")
+            oarr[7, 0, 0] = with_sign(other, np.zeros(1, np.int64), False)[0]
+    return dot_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "special values: NaN/Inf elements and scales")
 
 
 # -- scalar operands -------------------------------------------------------------------------------------
@@ -270,14 +270,14 @@ def scalar_zeros(ctx):
     sels, add, sign_of = ctx.sels, ctx.add, ctx.sign_of
     n = 2 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r)) & sign_of(fa, sa)
-    b = _scalar_codes(fb, sb, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r)) & sign_of(fa, sa)
+    b = scalar_codes(fb, sb, rng, (n, r))
     add(a, b, sa, sb, "zeros: A all zero (±0)")
     add(a, b & sign_of(fb, sb), sa, sb, "zeros: both all zero")
     # zero elements at the largest exponent beside live ones
-    a = _scalar_codes(fa, sa, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r))
     a[:, 0] = 0
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
+    b = scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
     add(a, b, sa, sb, "zeros: a zero element against the largest exponent")
 
 
@@ -287,8 +287,8 @@ def scalar_cancellation(ctx):
     sels, add, sign_of = ctx.sels, ctx.add, ctx.sign_of
     n = 4 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r))
-    b = _scalar_codes(fb, sb, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r))
+    b = scalar_codes(fb, sb, rng, (n, r))
     h = r // 2
     a[:, h : 2 * h] = a[:, :h]
     b[:, h : 2 * h] = b[:, :h] ^ sign_of(fb, sb)
@@ -309,8 +309,8 @@ def dominant_product(ctx):
         for s_a, s_b in pairs:
             el_a, el_b = fa.formats[s_a], fb.formats[s_b]
             top_a = el_a.max_code >> el_a.mbits
-            a = _scalar_codes(fa, np.array([s_a]), rng, (1, r))
-            b = _scalar_codes(fb, np.array([s_b]), rng, (1, r))
+            a = scalar_codes(fa, np.array([s_a]), rng, (1, r))
+            b = scalar_codes(fb, np.array([s_b]), rng, (1, r))
             # product exponent offsets: A's exponent field sets the distance, B at its middle
             mid_b = max(1, el_b.exp_max_field // 2)
             a_e = np.full(r, max(1, top_a - d))
@@ -331,11 +331,11 @@ def extreme_exponents(ctx):
     sels, add = ctx.sels, ctx.add
     n = 3 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
+    a = scalar_codes(fa, sa, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
+    b = scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits)
     add(a, b, sa, sb, "largest exponents")
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0)
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0)
+    a = scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0)
+    b = scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0)
     add(a, b, sa, sb, "subnormal elements")
 
 
@@ -345,9 +345,9 @@ def single_products(ctx):
     sels, add = ctx.sels, ctx.add
     n = r
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r))
     a = np.where(np.eye(r, dtype=bool)[:n], a, 0)
-    b = _scalar_codes(fb, sb, rng, (n, r))
+    b = scalar_codes(fb, sb, rng, (n, r))
     add(a, b, sa, sb, "a single non-zero product in every lane")
 
 
@@ -369,8 +369,8 @@ def scalar_specials(ctx):
     if cfg.specials:
         n = 6 * len(pairs)
         sa, sb = sels(n)
-        a = _scalar_codes(fa, sa, rng, (n, r))
-        b = _scalar_codes(fb, sb, rng, (n, r))
+        a = scalar_codes(fa, sa, rng, (n, r))
+        b = scalar_codes(fb, sb, rng, (n, r))
         for v in range(n):
             el_a, el_b = fa.formats[sa[v]], fb.formats[sb[v]]
             kind = v // len(pairs)
@@ -405,7 +405,7 @@ SCALAR_GROUPS = (scalar_zeros, scalar_cancellation, dominant_product, extreme_ex
 
 def directed_groups(cfg, rng) -> list:
     """The DotOperands of every directed group of ``cfg`` (block or scalar operands), in order."""
-    scalar = _family(cfg.a) == "scalar"
+    scalar = dot_family(cfg.a) == "scalar"
     ctx = (_ScalarContext if scalar else _BlockContext)(cfg, rng)
     for group in SCALAR_GROUPS if scalar else BLOCK_GROUPS:
         group(ctx)
