@@ -132,7 +132,7 @@ class HiF8Encoder(EncoderOptions, wiring.Component):
             flush_below, overflow_from = ascend_limits(fmt)
             e_flush = math.frexp(flush_below)[1] - 1  # 2^-23: below it the exponent alone decides
             sig_from = overflow_from / 2.0**hi * 2**ms  # 1.25 * 2^ms: the significand threshold in binade emax
-            assert flush_below == 2.0**e_flush and sig_from == int(sig_from)
+            assert flush_below == 2.0**e_flush and sig_from == int(sig_from)  # not user input: fixed Ascend limits
             tiny, huge = Signal(name="ascend_tiny"), Signal(name="ascend_huge")
             hr_on = mode_is(self, "hr")
             m.d.comb += [tiny.eq(hr_on & nonzero & (exp < e_flush)),
