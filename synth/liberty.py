@@ -6,11 +6,10 @@ whose :class:`Cell` objects carry ``area``, ``inputs``, ``outputs`` (pin -> Libe
 None), ``sequential``, ``has_ff`` and ``dont_use`` -- what a gate-level netlist simulator needs besides
 the flow.  :func:`function_truth_table` evaluates a pin function.
 
-Decision (issue 13): the ``liberty-parser`` package from PyPI was evaluated against this reader.  Both
-read ``fpforge45.lib`` and the sky130_fd_sc_hd-style test library to the same cells, areas and functions;
-liberty-parser keeps the quotes of group names, needs lark and sympy, and read a 3 MB library with timing
-tables 4.7x slower (3.7 s against 0.8 s), and the function evaluation and GE-reference logic would still be
-ours.  The hand-written reader stays.
+Decision (issue 12, measured by ``bench/liberty_compare.py``, docs/synth.md): the ``liberty-parser`` package
+from PyPI reads ``fpforge45.lib``, the sky130_fd_sc_hd-style test library and a 3 MB library with timing tables
+to the same cells, areas, functions and truth tables, but is GPL-3.0-or-later, needs lark and sympy (81 MB), takes 3 s
+to import and 8x longer on the 3 MB library; it would replace ~175 of these lines. The hand-written reader stays.
 """
 
 from __future__ import annotations
