@@ -58,9 +58,9 @@ def _paths():
 
 
 def _formats():
-    from fpforge.golden.formats import _REGISTRY
+    from fpforge.golden.formats import REGISTRY
 
-    return _REGISTRY
+    return REGISTRY
 
 
 def _exact_rate(fmt, x, kw):

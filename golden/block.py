@@ -63,7 +63,7 @@ from .contract import BlockFormatLike
 from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import get_format
 from .layout import bits_to_ints, pack_fields, unpack_fields, words_to_bits
-from .minifloat import _draws, code_dtype
+from .minifloat import code_dtype, sr_draws
 from .rounding import round_magnitude
 
 __all__ = [
@@ -84,10 +84,11 @@ __all__ = [
     "quantize",
     "round_magnitude",
     "unpack",
+    "as_block_format",
 ]
 
 
-def _block_format(fmt):
+def as_block_format(fmt):
     fmt = get_format(fmt)
     if not isinstance(fmt, BlockFormatLike):
         raise FpforgeValueError(f"{getattr(fmt, 'name', fmt)!r} is not a block format; valid block formats: "
@@ -133,7 +134,7 @@ class BlockEncoding:
         """
         fmt = self.format
         if isinstance(fmt, str):
-            fmt = self.format = _block_format(fmt)
+            fmt = self.format = as_block_format(fmt)
         if not isinstance(fmt, (BlockFormat, MXFormat)):
             raise FpforgeTypeError(f"BlockEncoding.format must be a block format descriptor, not {describe(fmt)}")
         name = f"BlockEncoding of {fmt.name}"
@@ -210,7 +211,7 @@ def encode_block(fmt, x, *, rounding=None, seed=None, rand=None, rand_bits=rng.D
     TypeError
         ``x`` is not float32/float16/bfloat16.
     """
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     rounding = _check_rounding(fmt, rounding)
     x = _as_float32(x)
     _check_shape(fmt, x)
@@ -222,7 +223,7 @@ def encode_block(fmt, x, *, rounding=None, seed=None, rand=None, rand_bits=rng.D
     nb = n // fmt.k1
     draws = None
     if rounding == "sr":
-        draws = _draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits).reshape(-1, fmt.k1)
+        draws = sr_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits).reshape(-1, fmt.k1)
     scale, shift, elem = fmt.encode_blocks(x.reshape(-1, fmt.k1), rounding, draws, rand_bits)
     return BlockEncoding(fmt, scale.reshape(lead + (nb,)), shift.reshape(lead + (nb, shift.shape[-1])),
                          elem.reshape(lead + (nb, fmt.k1)))
@@ -248,7 +249,7 @@ def decode_block(fmt, enc) -> np.ndarray:
     """Exact values of a :class:`BlockEncoding`, shape ``(..., n)``: float32 when the format's values all
     fit (``fmt.float32_exact``: mx9, mx6, mx4, msfp12, msfp16), else float64 (OCP MX: a scale of 2**127
     times a large element is beyond FP32). OCP blocks with scale 0xFF are NaN throughout."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     _check_encoding(fmt, enc)
     return _decode64(fmt, enc).astype(fmt.value_dtype)
 
@@ -257,7 +258,7 @@ def decode_block_bits(fmt, enc) -> np.ndarray:
     """FP32 bit patterns (uint32) of the decoded values, as the RTL ``BlockDecoder`` delivers them: the
     exact value rounded to FP32 (nearest even; only OCP codes no encoder produces can exceed FP32 and give
     ±Inf), NaN as the quiet NaN 0x7FC00000."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     _check_encoding(fmt, enc)
     with np.errstate(over="ignore"):
         vals = _decode64(fmt, enc).astype(np.float32)
@@ -267,7 +268,7 @@ def decode_block_bits(fmt, enc) -> np.ndarray:
 
 def quantize(fmt, x, **kwargs) -> np.ndarray:
     """``decode_block(fmt, encode_block(fmt, x, **kwargs))``: the values ``x`` becomes."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     return decode_block(fmt, encode_block(fmt, x, **kwargs))
 
 
@@ -282,7 +283,7 @@ def _block_bits(fmt, enc):
 
 def pack(fmt, enc) -> bytes:
     """The blocks of ``enc`` as bytes in the documented layout (module docstring), blocks in C order."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     _check_encoding(fmt, enc)
     return np.packbits(_block_bits(fmt, enc).ravel(), bitorder="little").tobytes()
 
@@ -301,7 +302,7 @@ def _from_bits(fmt, bits, shape):
 def unpack(fmt, data, shape) -> BlockEncoding:
     """Inverse of :func:`pack`: the :class:`BlockEncoding` of values of ``shape`` (last axis a multiple of
     k1) from ``data`` (bytes or uint8 array, at least ``ceil(blocks * block_bits / 8)`` bytes)."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     shape = _values_shape(fmt, shape)
     B = int(np.prod(shape)) // fmt.k1
     need = (B * fmt.block_bits + 7) // 8
@@ -328,14 +329,14 @@ def _values_shape(fmt, shape) -> tuple:
 def block_words(fmt, enc) -> list:
     """One Python int per block (C order): the block's bits, field layout as :func:`pack` — the value of
     the RTL block port (``amaranth.lib.data.StructLayout`` built from ``fmt.fields``)."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     _check_encoding(fmt, enc)
     return bits_to_ints(_block_bits(fmt, enc))
 
 
 def from_block_words(fmt, words, shape=None) -> BlockEncoding:
     """Inverse of :func:`block_words` (``shape`` defaults to ``(len(words) * k1,)``)."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     if isinstance(words, (str, bytes)) or not np.iterable(words):
         raise FpforgeTypeError(f"words must be a sequence of block words (ints of {fmt.block_bits} bits), not "
                                f"{describe(words)}")

@@ -17,7 +17,7 @@ from .checks import check_descriptor_fields
 from .contract import BlockFormatLike
 from .errors import FpforgeTypeError, FpforgeValueError
 from .floatformat import FloatFormat
-from .formats import _RESOLVERS, ROUNDING_MODES, get_format, register
+from .formats import RESOLVERS, ROUNDING_MODES, get_format, register
 from .minifloat import code_dtype, decode, encode
 from .rounding import round_magnitude
 
@@ -481,4 +481,4 @@ def _resolve(name):
     return bdr(*(int(g) for g in match.groups())) if match else None
 
 
-_RESOLVERS.append(_resolve)
+RESOLVERS.append(_resolve)

@@ -250,7 +250,7 @@ class Draws:
         if self._rand is not None:
             np.left_shift(self._rand[s:e], 32 - self.bits, out=out, casting="unsafe")
             return out
-        assert s == self._next, "draws are streamed in order"
+        assert s == self._next, "draws are streamed in order"  # not user input: the chunk loops go in order
         done = 0
         while done < e - s:
             if self._at == len(self._block):

@@ -16,8 +16,8 @@ import numpy as np
 from .errors import FpforgeTypeError
 from .floatformat import DENORMAL_STYLES, NAN_STYLES, FloatFormat
 from .registry import (
-    _REGISTRY,
-    _RESOLVERS,
+    REGISTRY,
+    RESOLVERS,
     ROUNDING_MODES,
     RUNTIME_BIAS_BITS,
     RUNTIME_BIASES,
@@ -52,7 +52,7 @@ __all__ = [
     "source_of",
 ]
 
-_ = (_REGISTRY, _RESOLVERS)  # re-exported for the block formats' resolver
+_ = (REGISTRY, RESOLVERS)  # re-exported for the block formats' resolver
 
 
 # -- the formats ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from .checks import broadcast
 from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import Flag, source_of
 
-__all__ = ["SCALE_EXP_BITS", "SCALE_EXP_RANGE", "fp32_mul", "fp32_value", "pow2_mul", "source_array"]
+__all__ = ["SCALE_EXP_BITS", "SCALE_EXP_RANGE", "fp32_mul", "fp32_value", "pow2_mul", "source_array", "round_product"]
 
 #: Width of the power-of-two scale exponent ``k`` (scale ``2**k``) of the ``pow2`` scaled encoder, and its range.
 SCALE_EXP_BITS = 9
@@ -67,7 +67,7 @@ def _subnormal(x, src):
     return (((bits >> src.mbits) & src.exp_max_field) == 0) & ((bits & ((1 << src.mbits) - 1)) != 0)
 
 
-def _round_product(exact, finite_in, denormal):
+def round_product(exact, finite_in, denormal):
     """``(p, flags)``: the exact float64 product rounded once to FP32, and the product's flags."""
     with np.errstate(over="ignore", invalid="ignore"):
         p = exact.astype(np.float32)
@@ -111,7 +111,7 @@ def fp32_mul(x, scale):
     with np.errstate(invalid="ignore", over="ignore"):
         exact = x32.astype(np.float64) * s.astype(np.float64)  # 24 x 24 bits: exact in float64
     denormal = np.broadcast_to(_subnormal(x, src), x32.shape) | _subnormal(np.ascontiguousarray(s), source_of(s))
-    return _round_product(exact, np.isfinite(x32) & np.isfinite(s), denormal)
+    return round_product(exact, np.isfinite(x32) & np.isfinite(s), denormal)
 
 
 def _scale_exp(k):
@@ -140,6 +140,6 @@ def pow2_mul(x, scale_exp):
     with np.errstate(invalid="ignore", over="ignore"):
         exact = np.ldexp(x32.astype(np.float64), k)  # |k| <= 256: exact in float64
     denormal = np.broadcast_to(_subnormal(x, src), x32.shape)
-    return _round_product(exact, np.isfinite(x32), denormal)
+    return round_product(exact, np.isfinite(x32), denormal)
 
 

@@ -33,8 +33,8 @@ from .formats import RUNTIME_BIASES, SOURCES, Flag, FloatFormat, get_format, res
 from .rounding import round_up
 from .taperedformat import TaperedFormat
 
-__all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_exact", "encode_flags", "encode_with_flags",
-           "resolve_bias", "scalar_format", "value_table", "with_denormals"]
+__all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_exact", "encode_flags",
+           "encode_with_flags", "resolve_bias", "scalar_format", "value_table", "with_denormals", "sr_draws"]
 
 
 def code_dtype(bits: int):
@@ -90,7 +90,7 @@ def _check_rand(rand, n, rand_bits):
     return rand.reshape(-1)
 
 
-def _draws(n, *, seed, rand, rand_bits):
+def sr_draws(n, *, seed, rand, rand_bits):
     rand_bits = as_int(rand_bits, "rand_bits (random bits per value)", 1, 32)
     if rand is not None:
         return _check_rand(rand, n, rand_bits).astype(np.int64)
@@ -234,7 +234,7 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
             return tuple(result[k] for k in outputs)
     draws = None
     if rounding == "sr":
-        draws = (_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
+        draws = (sr_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
     result = _exact(fmt, src, x, opts, draws, bias)
     return tuple(result[k] for k in outputs)
 

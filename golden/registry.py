@@ -32,6 +32,8 @@ __all__ = [
     "list_variants",
     "register",
     "resolve_variant",
+    "REGISTRY",
+    "RESOLVERS",
 ]
 
 
@@ -58,11 +60,11 @@ VARIANT_FLAGS = {"ieee_denormals": ("ieee", "the formats with the CFloat guide's
                                     lambda f: getattr(f, "denormals", None) == "ieee"),
                  "paper_literal": ("literal", "HiF8 hybrid rounding", lambda f: getattr(f, "hr_literal", False))}
 
-_REGISTRY: dict[str, object] = {}
+REGISTRY: dict[str, object] = {}
 _BASE: dict[str, str] = {}  # variant name -> base name
 #: Callables ``name -> descriptor or None`` consulted for names not in the registry (parametric families:
 #: ``bdr_m7_k16_d8_k2_d1`` is resolved by ``fpforge.golden.block``).
-_RESOLVERS: list = []
+RESOLVERS: list = []
 
 
 def register(fmt, *, variant_of: str | None = None):
@@ -72,16 +74,16 @@ def register(fmt, *, variant_of: str | None = None):
     registered makes the descriptor a variant of it.
     """
     name = fmt.name
-    if name in _REGISTRY:
+    if name in REGISTRY:
         raise FpforgeValueError(f"format {name!r} is already registered")
-    if variant_of is None and "_" in name and name.rsplit("_", 1)[0] in _REGISTRY:
+    if variant_of is None and "_" in name and name.rsplit("_", 1)[0] in REGISTRY:
         variant_of = name.rsplit("_", 1)[0]
     if variant_of is not None:
-        if variant_of not in _REGISTRY or not name.startswith(variant_of + "_"):
+        if variant_of not in REGISTRY or not name.startswith(variant_of + "_"):
             raise FpforgeValueError(f"a variant of {variant_of!r} is registered as {variant_of}_<variant>, "
                                     f"not {name!r}")
         _BASE[name] = _BASE.get(variant_of, variant_of)
-    _REGISTRY[name] = fmt
+    REGISTRY[name] = fmt
     return fmt
 
 
@@ -99,10 +101,10 @@ def get_format(name):
         raise FpforgeTypeError(f"format must be a format name (see list_formats()) or a descriptor, not "
                                f"{type(name).__name__} {name!r}"[:200])
     try:
-        return _REGISTRY[name.lower()]
+        return REGISTRY[name.lower()]
     except KeyError:
         pass
-    for resolve in _RESOLVERS:
+    for resolve in RESOLVERS:
         fmt = resolve(name.lower())
         if fmt is not None:
             return fmt
@@ -119,14 +121,14 @@ def list_formats(kind: str | None = None) -> list[str]:
     from .contract import BlockFormatLike, ScalarFormat
 
     if kind is None:
-        return list(_REGISTRY)
+        return list(REGISTRY)
     tests = {"source": lambda n, f: getattr(f, "dtype", None) is not None,
              "scalar": lambda n, f: isinstance(f, ScalarFormat) and f.dtype is None,
              "block": lambda n, f: isinstance(f, BlockFormatLike),
              "variant": lambda n, f: n in _BASE}
     if not isinstance(kind, str) or kind not in tests:
         raise UnknownName(f"unknown kind {kind!r}; valid kinds: {', '.join(tests)}")
-    return [n for n, f in _REGISTRY.items() if tests[kind](n, f)]
+    return [n for n, f in REGISTRY.items() if tests[kind](n, f)]
 
 
 def list_variants(fmt) -> dict[str, str]:
@@ -138,7 +140,7 @@ def list_variants(fmt) -> dict[str, str]:
 def base_of(fmt):
     """The base descriptor of a variant; any other descriptor itself."""
     name = _BASE.get(fmt.name)
-    return fmt if name is None else _REGISTRY[name]
+    return fmt if name is None else REGISTRY[name]
 
 
 class Registered:
@@ -175,7 +177,7 @@ class Registered:
         if name not in found:
             have = ", ".join(found) or "none"
             raise UnknownName(f"format {base.name!r} has no variant {name!r}; its variants: {have}")
-        return _REGISTRY[found[name]]
+        return REGISTRY[found[name]]
 
 
 def resolve_variant(fmt, **flags):
@@ -201,7 +203,7 @@ def resolve_variant(fmt, **flags):
         if getattr(fmt, "variant_name", None) and has(fmt):  # a variant that already does it (hif8_ascend is literal)
             continue
         if not isinstance(fmt, Registered) or suffix not in list_variants(fmt):
-            have = [b for b in dict.fromkeys(_BASE.values()) if suffix in list_variants(_REGISTRY[b])]
+            have = [b for b in dict.fromkeys(_BASE.values()) if suffix in list_variants(REGISTRY[b])]
             raise FpforgeValueError(f"{flag} applies to {what} ({', '.join(have)}), not {getattr(fmt, 'name', fmt)!r}")
         fmt = fmt.variant(suffix)
     return fmt

@@ -25,7 +25,7 @@ import numpy as np
 from .checks import as_int, as_seed
 
 __all__ = ["DEFAULT_RAND_BITS", "MAX_DRAWS", "ZERO_SEED_STATE", "random_bits", "rng_reset_state", "seed_state",
-           "state_blocks", "states", "step"]
+           "state_blocks", "states", "step", "STEP_MATRIX", "apply_matrix", "compose_matrices"]
 
 #: Default number R of random bits per value for stochastic rounding.
 DEFAULT_RAND_BITS = 16
@@ -59,7 +59,7 @@ def rng_reset_state(seed: int) -> int:
 
 
 # A GF(2) matrix is stored as its 32 columns (uint32): column j is the image of 1 << j.
-def _apply(cols: np.ndarray, s):
+def apply_matrix(cols: np.ndarray, s):
     """Apply a matrix to a uint32 array using four 256-entry byte tables."""
     s = np.asarray(s, dtype=np.uint32)
     out = np.zeros(s.shape, dtype=np.uint32)
@@ -72,22 +72,22 @@ def _apply(cols: np.ndarray, s):
     return out
 
 
-def _compose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def compose_matrices(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Columns of the product ``a @ b`` (apply b first)."""
-    return _apply(a, b)
+    return apply_matrix(a, b)
 
 
-_T = np.array([step(1 << j) for j in range(32)], dtype=np.uint32)
+STEP_MATRIX = np.array([step(1 << j) for j in range(32)], dtype=np.uint32)
 _I = np.array([1 << j for j in range(32)], dtype=np.uint32)
 
 
 def _power(n: int) -> np.ndarray:
     """Columns of ``T**n``."""
-    result, base = _I.copy(), _T.copy()
+    result, base = _I.copy(), STEP_MATRIX.copy()
     while n:
         if n & 1:
-            result = _compose(base, result)
-        base = _compose(base, base)
+            result = compose_matrices(base, result)
+        base = compose_matrices(base, base)
         n >>= 1
     return result
 
@@ -129,14 +129,14 @@ def _lane_starts(seed: int, n: int, start: int) -> np.ndarray:
     """The first state of each lane: ``T**(start + 1 + k·_LANE)(s0)``."""
     lanes = -(-n // _LANE)
     starts = np.empty(lanes, dtype=np.uint32)
-    starts[0] = _apply(_power(start + 1), np.array([seed_state(seed)], dtype=np.uint32))[0]
+    starts[0] = apply_matrix(_power(start + 1), np.array([seed_state(seed)], dtype=np.uint32))[0]
     jump, k = _power(_LANE), 1
     while k < lanes:
         m = min(k, lanes - k)
         _apply_into(jump, starts[:m], starts[k : k + m])
         k += m
         if k < lanes:
-            jump = _compose(jump, jump)
+            jump = compose_matrices(jump, jump)
     return starts
 
 

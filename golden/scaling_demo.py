@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import FpforgeValueError
 from .formats import Flag, get_format
-from .fp32mul import _round_product, fp32_mul, fp32_value
+from .fp32mul import fp32_mul, fp32_value, round_product
 from .minifloat import encode_with_flags
 from .scaling import DelayedScaling, amax, format_max, scale_from_amax, scaled_encode_with_flags, unscale
 
@@ -134,7 +134,7 @@ def round_to_odd_product(x, scale):
         odd = (p.view(np.uint32) & 1) == 1
         inexact = np.isfinite(exact) & (p.astype(np.float64) != exact)
         p = np.where(inexact & ~odd, np.nextafter(p, np.copysign(np.float32(np.inf), p)), p).astype(np.float32)
-    return _round_product(p.astype(np.float64), np.isfinite(x) & np.isfinite(s), np.zeros(x.shape, bool))[0]
+    return round_product(p.astype(np.float64), np.isfinite(x) & np.isfinite(s), np.zeros(x.shape, bool))[0]
 
 
 def double_rounding_table(formats, *, n=2_000_000, seed=0, rounding="rne"):

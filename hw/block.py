@@ -26,12 +26,21 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..golden.block import BlockFormat, _block_format
+from ..golden.block import BlockFormat, as_block_format
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import ROUNDING_MODES, SOURCES
+from ..golden.formats import ROUNDING_MODES
 from ..golden.rng import DEFAULT_RAND_BITS
 from .classify import classify, float_fields, highest_one, unpack_source
-from .rounding import MODE_WIDTH, Rounder, check_roundings, round_to_format
+from .rounding import (
+    MODE_WIDTH,
+    DecoderOptions,
+    Rounder,
+    check_rand_bits,
+    check_roundings,
+    read_only,
+    round_to_format,
+    source_format,
+)
 
 __all__ = ["BlockDecoder", "BlockEncoder", "block_layout", "values_layout"]
 
@@ -42,7 +51,7 @@ _EXP = signed(12)
 
 def block_layout(fmt) -> data.StructLayout:
     """The block's bit layout from the descriptor: fields least significant first, arrays element 0 first."""
-    fmt = _block_format(fmt)
+    fmt = as_block_format(fmt)
     fields = {}
     for name, width, count in fmt.fields:
         fields[name] = unsigned(width) if name == "scale" else data.ArrayLayout(unsigned(width), count)
@@ -52,12 +61,6 @@ def block_layout(fmt) -> data.StructLayout:
 def values_layout(bits, k1) -> data.ArrayLayout:
     """``k1`` values of ``bits`` bits, value 0 least significant."""
     return data.ArrayLayout(unsigned(bits), k1)
-
-
-def _source(name):
-    if name not in ("fp32", "bf16"):
-        raise FpforgeValueError(f"unknown block encoder source {name!r}; valid choices: fp32, bf16")
-    return SOURCES[name]
 
 
 def _max(m, a, b, name):
@@ -209,11 +212,10 @@ class BlockEncoder(wiring.Component):
     """
 
     def __init__(self, fmt, source="fp32", roundings=None, rand_bits=DEFAULT_RAND_BITS):
-        fmt = _block_format(fmt)
-        src = _source(source)
+        fmt = as_block_format(fmt)
+        src = source_format(source, "block encoder source", ("fp32", "bf16"))
         roundings = check_roundings(fmt, roundings or fmt.roundings[:1])
-        if not 1 <= rand_bits <= 32:
-            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+        check_rand_bits(rand_bits)
         if isinstance(fmt, BlockFormat) and fmt.m > 24:
             raise FpforgeValueError(f"block encoders support m <= 24, not {fmt.m!r}")
         self._fmt, self._src, self._roundings, self._rand_bits = fmt, src, roundings, rand_bits
@@ -224,21 +226,10 @@ class BlockEncoder(wiring.Component):
             members["rand"] = In(fmt.k1 * rand_bits)
         super().__init__(members)
 
-    @property
-    def format(self):
-        return self._fmt
-
-    @property
-    def source(self):
-        return self._src
-
-    @property
-    def roundings(self):
-        return self._roundings
-
-    @property
-    def rand_bits(self):
-        return self._rand_bits
+    format = read_only("_fmt")
+    source = read_only("_src")
+    roundings = read_only("_roundings")
+    rand_bits = read_only("_rand_bits")
 
     @property
     def rand_draws(self):
@@ -357,7 +348,7 @@ class _ToFP32(wiring.Component):
         return m
 
 
-class BlockDecoder(wiring.Component):
+class BlockDecoder(DecoderOptions, wiring.Component):
     """One block of a BDR or OCP MX format -> k1 FP32 values, combinational and exact.
 
     OCP blocks with scale 0xFF, and NaN element codes (E5M2), give the quiet NaN 0x7FC00000; values beyond
@@ -370,22 +361,13 @@ class BlockDecoder(wiring.Component):
     """
 
     def __init__(self, fmt, target="fp32"):
-        fmt = _block_format(fmt)
-        if target != "fp32":
-            raise FpforgeValueError(f"unknown block decoder target {target!r}; valid choices: fp32")
+        fmt = as_block_format(fmt)
+        tgt = source_format(target, "block decoder target", ("fp32",))
         if isinstance(fmt, BlockFormat) and not fmt.float32_exact:
             raise FpforgeValueError(f"FP32 cannot hold every {fmt.name} value exactly (needs m <= 24, "
                                     f"2**(d1-1) + 2**d2 + m <= 151); block decoders exist for formats it can hold")
-        self._fmt = fmt
+        self._fmt, self._tgt = fmt, tgt
         super().__init__({"a": In(block_layout(fmt)), "y": Out(values_layout(32, fmt.k1))})
-
-    @property
-    def format(self):
-        return self._fmt
-
-    @property
-    def target(self):
-        return SOURCES["fp32"]
 
     def describe(self):
         return f"block decoder {self._fmt.name} ({self._fmt.layout}) -> fp32"

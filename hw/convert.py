@@ -16,23 +16,26 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import RUNTIME_BIAS_BITS, SOURCES, Flag, FloatFormat, get_format
+from ..golden.formats import RUNTIME_BIAS_BITS, FloatFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from .classify import fields as _fields
 from .classify import highest_one, unpack_source
 from .names import format_label
-from .rounding import MODE_WIDTH, SATURATE_CHOICES, _span, check_roundings, check_saturate, mode_is, round_to_format
+from .rounding import (
+    SATURATE_CHOICES,
+    DecoderOptions,
+    EncoderOptions,
+    check_roundings,
+    check_saturate,
+    emin_span,
+    mode_is,
+    round_to_format,
+    source_format,
+)
 
 # The shared encoder parts moved to .rounding and .classify; the names stay importable from here.
 __all__ = ["Decoder", "Encoder", "SATURATE_CHOICES", "check_roundings", "check_saturate", "mode_is", "round_to_format",
            "unpack_source"]
-
-def _source(name, what="source"):
-    try:
-        return SOURCES[name]
-    except KeyError:
-        raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(SOURCES)}") from None
-
 
 def _float_format(fmt):
     fmt = get_format(fmt)
@@ -42,7 +45,7 @@ def _float_format(fmt):
     return fmt
 
 
-class Encoder(wiring.Component):
+class Encoder(EncoderOptions, wiring.Component):
     """Source float (FP32/FP16/BF16) → narrow float format, combinational.
 
     Parameters
@@ -79,62 +82,21 @@ class Encoder(wiring.Component):
     def __init__(self, fmt, source="fp32", roundings=("rne",), saturate=False, nan_to_zero=False,
                  rand_bits=DEFAULT_RAND_BITS):
         fmt = _float_format(fmt)
-        src = _source(source)
-        roundings = check_roundings(fmt, roundings)
-        saturate = check_saturate(saturate)
-        if not 1 <= rand_bits <= 32:
-            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
-        self._fmt, self._src = fmt, src
-        self._roundings, self._saturate = roundings, saturate
-        self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
-        members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
-        if "sr" in roundings:
-            members["rand"] = In(rand_bits)
-        if len(roundings) > 1:
-            members["mode"] = In(MODE_WIDTH)
-        if saturate == "runtime":
-            members["sat"] = In(1)
+        members = self._check_options(fmt, source, roundings, saturate, nan_to_zero, rand_bits)
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
         super().__init__(members)
 
-    @property
-    def format(self):
-        return self._fmt
-
-    @property
-    def source(self):
-        return self._src
-
-    @property
-    def roundings(self):
-        return self._roundings
-
-    @property
-    def saturate(self):
-        return self._saturate
-
-    @property
-    def nan_to_zero(self):
-        return self._nan_to_zero
-
-    @property
-    def rand_bits(self):
-        return self._rand_bits
-
     def describe(self):
         """One line naming the configuration (for the Verilog header)."""
-        return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
-                f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
-                + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
-                + _describe_format(self._fmt))
+        return self._describe_options() + _describe_format(self._fmt)
 
     def elaborate(self, platform):
         m = Module()
         fmt, src = self._fmt, self._src
         M = fmt.mbits
         guide = fmt.denormals == "cfloat"
-        emin_lo, emin_hi = _span(fmt)
+        emin_lo, emin_hi = emin_span(fmt)
         # Source subnormals must be normalized where they can land at or above the target's denormal
         # quantum's binade (the gap binade for the guide's denormals).
         sign, exp, sig, nan, inf, nonzero, subnormal = unpack_source(
@@ -255,7 +217,7 @@ def _describe_format(fmt):
     return text
 
 
-class Decoder(wiring.Component):
+class Decoder(DecoderOptions, wiring.Component):
     """Narrow float format → FP32/FP16/BF16 bits, combinational and exact.
 
     NaN codes give the target's canonical quiet NaN with the code's sign bit; values below the target's
@@ -279,8 +241,8 @@ class Decoder(wiring.Component):
 
     def __init__(self, fmt, target="fp32"):
         fmt = _float_format(fmt)
-        tgt = _source(target, "target")
-        emin_lo, _ = _span(fmt)
+        tgt = source_format(target, "target")
+        emin_lo, _ = emin_span(fmt)
         emax_hi = fmt.exponent_span[1]
         lowest = (fmt.at(max(fmt.biases)) if fmt.runtime_bias else fmt).min_subnormal
         if fmt.mbits > tgt.mbits or emax_hi > tgt.emax or lowest < tgt.min_subnormal:
@@ -293,14 +255,6 @@ class Decoder(wiring.Component):
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
         super().__init__(members)
-
-    @property
-    def format(self):
-        return self._fmt
-
-    @property
-    def target(self):
-        return self._tgt
 
     def describe(self):
         return f"decoder {format_label(self._fmt)} -> {self._tgt.name}" + _describe_format(self._fmt)

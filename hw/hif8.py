@@ -17,13 +17,12 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import Flag, TaperedFormat, get_format
+from ..golden.formats import TaperedFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import HR_TA_BELOW, ascend_limits, hr_threshold_bits
 from .classify import classify, unpack_source
-from .convert import _source
 from .names import format_label
-from .rounding import MODE_WIDTH, Rounder, check_roundings, check_saturate, mode_is
+from .rounding import DecoderOptions, EncoderOptions, Rounder, mode_is, source_format
 
 __all__ = ["HiF8Decoder", "HiF8Encoder", "tapered_dot_fields"]
 
@@ -35,7 +34,7 @@ def _tapered_format(fmt):
     return fmt
 
 
-class HiF8Encoder(wiring.Component):
+class HiF8Encoder(EncoderOptions, wiring.Component):
     """Source float (FP32/FP16/BF16) → HiF8 (or another tapered format), combinational.
 
     Parameters
@@ -70,34 +69,10 @@ class HiF8Encoder(wiring.Component):
     def __init__(self, fmt="hif8", source="fp32", roundings=("ta",), saturate=False, nan_to_zero=False,
                  rand_bits=DEFAULT_RAND_BITS):
         fmt = _tapered_format(fmt)
-        src = _source(source)
-        roundings = check_roundings(fmt, roundings)
-        saturate = check_saturate(saturate)
-        if not 1 <= rand_bits <= 32:
-            raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
-        self._fmt, self._src = fmt, src
-        self._roundings, self._saturate = roundings, saturate
-        self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
-        members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
-        if "sr" in roundings:
-            members["rand"] = In(rand_bits)
-        if len(roundings) > 1:
-            members["mode"] = In(MODE_WIDTH)
-        if saturate == "runtime":
-            members["sat"] = In(1)
-        super().__init__(members)
-
-    format = property(lambda self: self._fmt)
-    source = property(lambda self: self._src)
-    roundings = property(lambda self: self._roundings)
-    saturate = property(lambda self: self._saturate)
-    nan_to_zero = property(lambda self: self._nan_to_zero)
-    rand_bits = property(lambda self: self._rand_bits)
+        super().__init__(self._check_options(fmt, source, roundings, saturate, nan_to_zero, rand_bits))
 
     def describe(self):
-        return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
-                f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
-                + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else "")
+        return (self._describe_options()
                 + (", paper_literal 1" if self._fmt.variant_name == "literal" else ""))  # the legacy option's header
 
     def elaborate(self, platform):
@@ -157,7 +132,7 @@ class HiF8Encoder(wiring.Component):
             flush_below, overflow_from = ascend_limits(fmt)
             e_flush = math.frexp(flush_below)[1] - 1  # 2^-23: below it the exponent alone decides
             sig_from = overflow_from / 2.0**hi * 2**ms  # 1.25 * 2^ms: the significand threshold in binade emax
-            assert flush_below == 2.0**e_flush and sig_from == int(sig_from)
+            assert flush_below == 2.0**e_flush and sig_from == int(sig_from)  # not user input: fixed Ascend limits
             tiny, huge = Signal(name="ascend_tiny"), Signal(name="ascend_huge")
             hr_on = mode_is(self, "hr")
             m.d.comb += [tiny.eq(hr_on & nonzero & (exp < e_flush)),
@@ -238,7 +213,7 @@ def tapered_dot_fields(fmt, code, bias=None):
     return cls.sign, sig, e - fmt.dml_emin, cls.nan, cls.inf
 
 
-class HiF8Decoder(wiring.Component):
+class HiF8Decoder(DecoderOptions, wiring.Component):
     """HiF8 → FP32/FP16/BF16 bits, combinational and exact (all three hold every HiF8 value).
 
     The dot prefix selects the exponent width; the sign-magnitude exponent gets its hidden magnitude MSB
@@ -253,14 +228,11 @@ class HiF8Decoder(wiring.Component):
 
     def __init__(self, fmt="hif8", target="fp32"):
         fmt = _tapered_format(fmt)
-        tgt = _source(target, "target")
+        tgt = source_format(target, "target")
         if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
             raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
         self._fmt, self._tgt = fmt, tgt
         super().__init__({"a": In(fmt.bits), "y": Out(tgt.bits)})
-
-    format = property(lambda self: self._fmt)
-    target = property(lambda self: self._tgt)
 
     def describe(self):
         return f"decoder {format_label(self._fmt)} -> {self._tgt.name}"

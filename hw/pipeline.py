@@ -7,6 +7,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
 from .rng import Xorshift32
+from .rounding import read_only
 
 __all__ = ["Pipeline", "RegisteredIO"]
 
@@ -57,17 +58,9 @@ class Pipeline(wiring.Component):
             "o": Out(stream.Signature(_layout(outs))),
         })
 
-    @property
-    def latency(self):
-        return self._latency
-
-    @property
-    def core(self):
-        return self._core
-
-    @property
-    def seed(self):
-        return self._seed
+    latency = read_only("_latency")
+    core = read_only("_core")
+    seed = read_only("_seed")
 
     def describe(self):
         text = f"{self._core.describe()}, stream latency {self._latency}"

@@ -6,16 +6,19 @@ run-time bias, MX elements with the block's shared exponent. This unit does only
 rounding mode, exactly as the golden model does it (``fpforge.golden.minifloat``).
 """
 
+from operator import attrgetter
+
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import ROUNDING_MODES
+from ..golden.formats import ROUNDING_MODES, SOURCES, Flag
+from .names import format_label
 
-__all__ = ["MODE_WIDTH", "SATURATE_CHOICES", "Rounder", "check_roundings", "check_saturate", "mode_is",
-           "round_to_format"]
+__all__ = ["MODE_WIDTH", "SATURATE_CHOICES", "DecoderOptions", "EncoderOptions", "Rounder", "check_rand_bits", "check_roundings",
+           "check_saturate", "emin_span", "mode_is", "read_only", "round_to_format", "source_format"]
 
 SATURATE_CHOICES = ("off", "on", "runtime")
 
@@ -223,7 +226,70 @@ def check_saturate(saturate):
     return saturate
 
 
-def _span(fmt):
+def check_rand_bits(rand_bits):
+    """``rand_bits`` (R, the random bits per value for ``sr``) checked to lie in 1..32."""
+    if not 1 <= rand_bits <= 32:
+        raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
+    return rand_bits
+
+
+def source_format(name, what="source", choices=tuple(SOURCES)):
+    """The descriptor of an encoder's source (or a decoder's target, ``what="target"``) among ``choices``."""
+    if name not in choices:
+        raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(choices)}")
+    return SOURCES[name]
+
+
+def read_only(attr, doc=None):
+    """A read-only property returning ``self.<attr>`` (the units keep their parameters private)."""
+    return property(attrgetter(attr), doc=doc)
+
+
+class DecoderOptions:
+    """What the decoders share: ``format`` and ``target`` as read-only properties."""
+
+    format = read_only("_fmt")
+    target = read_only("_tgt")
+
+
+class EncoderOptions:
+    """What the scalar encoders (FP8 family, HiF8) share: their options, checked once and kept as read-only
+    properties, the ports the options imply, and the head of the Verilog header line."""
+
+    format = read_only("_fmt")
+    source = read_only("_src")
+    roundings = read_only("_roundings")
+    saturate = read_only("_saturate")
+    nan_to_zero = read_only("_nan_to_zero")
+    rand_bits = read_only("_rand_bits")
+
+    def _check_options(self, fmt, source, roundings, saturate, nan_to_zero, rand_bits) -> dict:
+        """Check and keep the options (``fmt`` already a descriptor); return the ports ``a``, ``y``, ``flags``,
+        ``rand`` (with ``sr``), ``mode`` (several roundings) and ``sat`` (``saturate="runtime"``), in order."""
+        src = source_format(source)
+        roundings = check_roundings(fmt, roundings)
+        saturate = check_saturate(saturate)
+        check_rand_bits(rand_bits)
+        self._fmt, self._src = fmt, src
+        self._roundings, self._saturate = roundings, saturate
+        self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
+        members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
+        if "sr" in roundings:
+            members["rand"] = In(rand_bits)
+        if len(roundings) > 1:
+            members["mode"] = In(MODE_WIDTH)
+        if saturate == "runtime":
+            members["sat"] = In(1)
+        return members
+
+    def _describe_options(self):
+        """The header line's source, target and options (callers append format-specific notes)."""
+        return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
+                f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
+                + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else ""))
+
+
+def emin_span(fmt):
     """(lowest emin, highest emin) over the biases the format can take."""
     lo, hi = fmt.exponent_span
     return lo, 1 - min(fmt.biases)
@@ -256,7 +322,7 @@ def round_to_format(m, fmt, exp, sig, roundings, rand_bits, exp_max, *, emin=Non
     limit = ms + 1 + Rounder.frac_bits_for(roundings, rand_bits)
     # emin - exp over every value exp's signal can hold: one bit wider than exp, or more when emin lies far
     # below the source's exponents (P3109 binary8p1u*: emin = -127 against an FP16 source).
-    emin_lo, emin_hi = _span(fmt)
+    emin_lo, emin_hi = emin_span(fmt)
     reach = 1 << (len(exp) - 1)
     under = Signal(signed(max(len(exp) + 1, bits_for(emin_lo - reach + 1, True), bits_for(emin_hi + reach, True))),
                    name="under")

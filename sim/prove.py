@@ -45,7 +45,7 @@ except ImportError:
     from ._jobs_standin import Store, TaskFailure, executor, run_tasks
 
 __all__ = ["BATCH", "CHUNK", "PROOF_SEED", "Condition", "ProofResult", "ProofUnit", "check_chunk", "golden_version",
-           "prove", "prover_version"]
+           "prove", "prover_version", "ProofGolden"]
 
 #: Seed of the draws on the ``rand`` port (pattern i gets draw i); ``--seed`` chooses another.
 PROOF_SEED = 0
@@ -111,7 +111,7 @@ class ProofResult:
 
 
 # -- one chunk (runs in a worker) ----------------------------------------------------------------------
-class _Golden:
+class ProofGolden:
     """Expected records of a condition, packed the way the harness packs the unit's outputs."""
 
     def __init__(self, cfg, spec, cond):
@@ -163,7 +163,7 @@ def check_chunk(task) -> dict:
     start, count, seed = task["start"], task["count"], task["seed"]
     t0, c_start = time.perf_counter(), time.process_time()
     exe = build_harness(spec)
-    golden = _Golden(cfg, spec, cond)
+    golden = ProofGolden(cfg, spec, cond)
     state = int(random_bits(seed, 1, 32, start=start)[0]) if spec.rand_bits else 0
     fixed = [cond.port_value(name) for name in spec.fixed]
     fields = [(n, *spec.field(n)) for n, _ in spec.outputs]

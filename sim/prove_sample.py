@@ -31,7 +31,7 @@ import numpy as np
 from ..golden import SOURCES, random_bits
 from ..golden.errors import FpforgeValueError, ToolError
 from .harness import HarnessRun, build_harness
-from .prove import PROOF_SEED, ProofResult, ProofUnit, _Golden
+from .prove import PROOF_SEED, ProofGolden, ProofResult, ProofUnit
 from .vectors import directed, tapered_thresholds
 
 __all__ = ["CORNER_RADIUS", "SLICES", "SLICE_LEN", "check_unit", "describe", "sample_segments", "states_at"]
@@ -118,7 +118,7 @@ def check_unit(unit: ProofUnit, segments, conditions=None, *, seed=PROOF_SEED) -
             for (s, n), st in zip(segments, states)]
     with HarnessRun(exe, spec, plan) as run:
         for cond in conditions:
-            golden = _Golden(cfg, spec, cond)
+            golden = ProofGolden(cfg, spec, cond)
             out_mask = t((1 << golden.out_bits) - 1)
             res = ProofResult(unit.top, unit.origin, cond, unit.verilog_hash, segments[0][0], sum(segments[-1]))
             rec = run.read(len(a))
@@ -139,17 +139,17 @@ def states_at(seed: int, idx) -> np.ndarray:
     for many scattered indices at once: ``T**(i+1)`` applied bit by bit of ``i + 1`` from precomputed
     powers ``T**(2**k)`` (one table lookup pass per bit instead of one matrix power per index). Checked
     against :func:`fpforge.golden.random_bits` at the first, middle and last index."""
-    from ..golden.rng import _T, _apply, _compose, seed_state
+    from ..golden.rng import STEP_MATRIX, apply_matrix, compose_matrices, seed_state
 
     idx = np.asarray(idx, dtype=np.int64)
     e = (idx + 1).astype(np.uint64)
     out = np.full(len(idx), seed_state(seed), dtype=np.uint32)
-    power = _T.copy()
+    power = STEP_MATRIX.copy()
     for k in range(int(e.max()).bit_length() if len(e) else 0):
         sel = np.flatnonzero((e >> np.uint64(k)) & np.uint64(1))
         if len(sel):
-            out[sel] = _apply(power, out[sel])
-        power = _compose(power, power)
+            out[sel] = apply_matrix(power, out[sel])
+        power = compose_matrices(power, power)
     for k in {0, len(idx) // 2, len(idx) - 1} if len(idx) else ():
         ref = int(random_bits(seed, 1, 32, start=int(idx[k]))[0])
         if int(out[k]) != ref:

@@ -204,4 +204,4 @@ async def run_unit(dut):
     else:
         got, errors = await _stream(dut, meta, ins, exp)
     failures = _report(dut, path, meta, ins, exp, got, time.monotonic() - t0, errors)
-    assert failures == 0, f"{failures} mismatches or errors; see the log above"
+    assert failures == 0, f"{failures} mismatches or errors; see the log above"  # not user input: the verdict

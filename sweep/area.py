@@ -22,7 +22,7 @@ from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json
 from .run import synthesize_units
 from .table import memory_accesses
 
-__all__ = ["AREA_SPACES", "AreaSpace", "AreaTable", "run_area", "unit_form"]
+__all__ = ["AREA_SPACES", "AreaSpace", "AreaTable", "resolve_format", "run_area", "unit_form"]
 
 _FLOW = ("yosys onto `fpforge45.lib` (Nangate45 cell areas) with the fast ABC script; each cell: area µm² / "
          "NAND2 gate equivalents / logic depth; \"–\": the format has no such mode or target")
@@ -176,7 +176,7 @@ def _valid(cfg):
     return cfg
 
 
-def _resolve(fmt):
+def resolve_format(fmt):
     """The descriptor of a cell's ``format`` (a name, or ``{"name", "at", "with"}``)."""
     from ..hw.spec import FormatRef, descriptor_of
 

@@ -55,8 +55,8 @@ from ..golden.block import BlockFormat, MXFormat, bdr
 from ..golden.dot import F_RANGE
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "PRESETS", "Space", "load_space", "point",
-           "preset_points"]
+__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "PRESETS", "Space", "load_space", "point", "preset_points",
+           "grid_points"]
 
 DEFAULT_VECTORS = 10_000
 DEFAULT_SEED = 0
@@ -157,7 +157,7 @@ def point(family="bdr", *, name=None, m=None, k1=None, d1=8, k2=None, d2=0) -> d
     return _bdr_point(fmt, name)
 
 
-def _grid_points(table: dict, where: str) -> list:
+def grid_points(table: dict, where: str) -> list:
     table = dict(table)
     family = table.pop("family", "bdr")
     if family not in ("bdr", "int"):
@@ -282,7 +282,7 @@ def from_dict(data: dict, where="") -> Space:
         raise FpforgeValueError(f"{where}[dot] needs r (elements per dot product)")
     points = []
     for i, g in enumerate(data.get("grid", [])):
-        points += _grid_points(g, f"{where}[[grid]] #{i + 1}: ")
+        points += grid_points(g, f"{where}[[grid]] #{i + 1}: ")
     for i, t in enumerate(data.get("points", [])):
         t = dict(t)
         w = f"{where}[[points]] #{i + 1}: "

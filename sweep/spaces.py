@@ -3,7 +3,7 @@ tables of the docs (``area-fp8``, ``area-hif8``, ``area-cfloat``, ``area-block``
 
 from __future__ import annotations
 
-from .space import Space, _grid_points, preset_points
+from .space import Space, grid_points, preset_points
 
 __all__ = ["SPACES", "paper", "paper_sample", "small"]
 
@@ -21,8 +21,8 @@ PAPER_M = tuple(range(1, 13))
 
 def small() -> Space:
     """Six cheap points at r = 8: MX4-like, BFP and INT-like, and FP8 (tests, a first try)."""
-    pts = _grid_points(dict(family="bdr", m=[1, 2], k1=[8], d1=[8], k2=[2, 8], d2=[0, 1]), "small: ")
-    pts += _grid_points(dict(family="int", m=[3]), "small: ")
+    pts = grid_points(dict(family="bdr", m=[1, 2], k1=[8], d1=[8], k2=[2, 8], d2=[0, 1]), "small: ")
+    pts += grid_points(dict(family="int", m=[3]), "small: ")
     return Space("small", pts + _presets("e4m3"), r=8, f=16, vectors=2000,
                  description="a few cheap BDR, INT-like and FP8 points (a smoke test)")
 
@@ -31,10 +31,10 @@ def paper() -> Space:
     """The MX paper's design space (seed 004 §IV-C, Fig. 7); see docs/sweep.md for the choice."""
     pts = _presets("mx9", "mx6", "mx4", "msfp12", "msfp16", *_REFERENCE)
     for m in PAPER_M:
-        pts += _grid_points(dict(family="bdr", m=m, k1=[2, 4, 8, 16, 32], d1=8, k2=[1, 2, 4, 8, 16],
+        pts += grid_points(dict(family="bdr", m=m, k1=[2, 4, 8, 16, 32], d1=8, k2=[1, 2, 4, 8, 16],
                                  d2=[1, 2, 3, 4]), "paper: ")
-        pts += _grid_points(dict(family="bdr", m=m, k1=[2, 4, 8, 16, 32, 64], d1=8, k2=1, d2=0), "paper: ")
-    pts += _grid_points(dict(family="int", m=list(PAPER_M[1:])), "paper: ")
+        pts += grid_points(dict(family="bdr", m=m, k1=[2, 4, 8, 16, 32, 64], d1=8, k2=1, d2=0), "paper: ")
+    pts += grid_points(dict(family="int", m=list(PAPER_M[1:])), "paper: ")
     # flow "reuse": each multiplier shape synthesized once and counted per instance, ~2x faster than the standard
     # flow, areas within fpforge.synth.flow.REUSE_AREA_TOLERANCE of it (docs/sweep.md, "The reuse flow")
     return Space("paper", pts, r=16, f=24, flow="reuse", description="the MX paper's Fig. 7 sweep: BDR over m, k1, "

@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 
 from ..golden.errors import FpforgeValueError
-from .flow import DEFAULT_LIBERTY, _check_liberty, _function_truth_table
+from .liberty import DEFAULT_LIBERTY, check_liberty, function_truth_table
 
 __all__ = ["cell_models"]
 
@@ -66,7 +66,7 @@ def cell_models(liberty=None, cells=None) -> str:
     SynthError
         The Liberty file is missing or malformed.
     """
-    path, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
     names = sorted(n for n, c in lib.cells.items() if not c.sequential) if cells is None else sorted(cells)
     out = [f"// Cell models generated from the functions of {Path(path).name} (fpforge.synth.cells).\n"]
     for name in names:
@@ -82,7 +82,7 @@ def cell_models(liberty=None, cells=None) -> str:
         lines += [f"  input {_escaped(p)};" for p in inputs]
         index = "{" + ", ".join(_escaped(p) for p in reversed(inputs)) + "}"
         for pin, function in cell.outputs.items():
-            table = _function_truth_table(function, inputs) if function else None
+            table = function_truth_table(function, inputs) if function else None
             if table is None:
                 raise FpforgeValueError(f"output {pin} of cell {name} has no Boolean function the prover can "
                                         f"simulate ({function!r})")

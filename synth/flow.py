@@ -54,23 +54,23 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import SynthError
-from .liberty import (  # noqa: F401 - the private names are kept for callers of the one-module flow
+from .liberty import (  # noqa: F401 - re-exported for callers of the one-module flow
     DEFAULT_LIBERTY,
-    _check_liberty,
-    _find_nand2,
-    _function_truth_table,
-    _parse_liberty_text,
+    check_liberty,
+    find_nand2,
+    function_truth_table,
     nand2_reference,
+    parse_liberty_text,
 )
 from .netlist import logic_depth
 from .yosys import (  # noqa: F401
-    _crash_summary,
-    _last_error_line,
-    _one_line,
-    _tcl_word,
-    _yosys_command,
+    crash_summary,
+    last_error_line,
+    one_line,
     run_script,
+    tcl_word,
     yosys_backend,
+    yosys_command,
 )
 
 __all__ = [
@@ -229,7 +229,7 @@ def synthesize(
     """
     if not isinstance(top, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", top):
         raise SynthError(f"invalid top module name: {top!r}")
-    lib_path, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    lib_path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
     script = DEFAULT_ABC_SCRIPT if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
@@ -237,7 +237,7 @@ def synthesize(
         raise SynthError("reuse flattens the design before it takes the multipliers out: it cannot be combined "
                          "with keep_hierarchy=True")
     sources = _collect_verilog(verilog)
-    _yosys_command()  # no yosys: fail before writing anything
+    yosys_command()  # no yosys: fail before writing anything
 
     with tempfile.TemporaryDirectory(prefix="fpforge-synth-") as tmp:
         work = Path(tmp)
@@ -255,7 +255,7 @@ def synthesize(
             else:
                 dest.write_text(src)
             sv = " -sv" if name.endswith((".sv", ".svh")) else ""
-            read_cmds.append(f"read_verilog{sv} {_tcl_word('src/' + name)}")
+            read_cmds.append(f"read_verilog{sv} {tcl_word('src/' + name)}")
         (work / "abc.script").write_text(script.strip() + "\n")
 
         front, reused = read_cmds, 0
@@ -322,7 +322,7 @@ def synthesize(
 
     cells = dict(sorted(by_type.items()))
     area = round(float(summary.get("area", 0.0)), 4)
-    nand = _find_nand2(lib)
+    nand = find_nand2(lib)
     nand_area = nand.area if nand is not None else None
     ge = round(area / nand_area, 2) if nand_area else None
     flops = sum(n for t, n in cells.items() if lib.cells[t].has_ff)
@@ -352,7 +352,7 @@ def synthesize(
 
 def _fail(proc, log, top, lib_path, script, work):
     """Raise the one-line :class:`SynthError` of a failed yosys run."""
-    line = _crash_summary(proc.stderr, log) or _last_error_line(log, proc.stdout, proc.stderr)
+    line = crash_summary(proc.stderr, log) or last_error_line(log, proc.stdout, proc.stderr)
     if "Can't open ABC output file" in line:
         # ABC exits silently inside yowasp; say what usually causes it.
         line = (
@@ -360,7 +360,7 @@ def _fail(proc, log, top, lib_path, script, work):
             f"{lib_path.name} -- e.g. malformed timing tables or no buffer/inverter "
             f"cell -- or the ABC script {script!r})"
         )
-    raise SynthError(_one_line(f"yosys failed synthesizing {top!r}: {line}", work))
+    raise SynthError(one_line(f"yosys failed synthesizing {top!r}: {line}", work))
 
 
 _CONST = re.compile(r"^\d+'[01xzm-]*$")  # an RTLIL constant (N'bits)

@@ -6,11 +6,10 @@ whose :class:`Cell` objects carry ``area``, ``inputs``, ``outputs`` (pin -> Libe
 None), ``sequential``, ``has_ff`` and ``dont_use`` -- what a gate-level netlist simulator needs besides
 the flow.  :func:`function_truth_table` evaluates a pin function.
 
-Decision (issue 13): the ``liberty-parser`` package from PyPI was evaluated against this reader.  Both
-read ``fpforge45.lib`` and the sky130_fd_sc_hd-style test library to the same cells, areas and functions;
-liberty-parser keeps the quotes of group names, needs lark and sympy, and read a 3 MB library with timing
-tables 4.7x slower (3.7 s against 0.8 s), and the function evaluation and GE-reference logic would still be
-ours.  The hand-written reader stays.
+Decision (issue 12, measured by ``bench/liberty_compare.py``, docs/synth.md): the ``liberty-parser`` package
+from PyPI reads ``fpforge45.lib``, the sky130_fd_sc_hd-style test library and a 3 MB library with timing tables
+to the same cells, areas, functions and truth tables, but is GPL-3.0-or-later, needs lark and sympy (81 MB), takes 3 s
+to import and 8x longer on the 3 MB library; it would replace ~175 of these lines. The hand-written reader stays.
 """
 
 from __future__ import annotations
@@ -23,7 +22,8 @@ from typing import Sequence
 
 from .errors import SynthError
 
-__all__ = ["DEFAULT_LIBERTY", "Cell", "Liberty", "function_truth_table", "nand2_reference", "read_liberty"]
+__all__ = ["DEFAULT_LIBERTY", "Cell", "Liberty", "function_truth_table", "nand2_reference", "read_liberty",
+           "check_liberty", "find_nand2", "parse_liberty_text"]
 
 #: The bundled timing-free Nangate45-compatible library (``fpforge45.lib``).
 DEFAULT_LIBERTY: Path = Path(__file__).resolve().with_name("fpforge45.lib")
@@ -64,7 +64,7 @@ def _strip_quotes(tok: str) -> str:
     return tok
 
 
-def _parse_liberty_text(text: str, label: str) -> Liberty:
+def parse_liberty_text(text: str, label: str) -> Liberty:
     """Parse Liberty text into cells (area, pins, functions, sequential flag)."""
     toks: list[tuple[str, int]] = []
     for m in _TOKEN_RE.finditer(text):
@@ -185,10 +185,10 @@ def _parse_liberty_text(text: str, label: str) -> Liberty:
 def _load_liberty_cached(path: str, mtime_ns: int, size: int) -> Liberty:
     label = Path(path).name
     data = Path(path).read_bytes()
-    return _parse_liberty_text(data.decode("latin-1"), label)
+    return parse_liberty_text(data.decode("latin-1"), label)
 
 
-def _check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
+def check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
     """Validate a Liberty file and parse it; raise :class:`SynthError` if bad."""
     path = Path(liberty)
     if not path.exists():
@@ -340,7 +340,7 @@ def _is_nand2(cell: Cell) -> bool:
     return _function_truth_table(func, used) == _NAND2_TT
 
 
-def _find_nand2(lib: Liberty) -> Cell | None:
+def find_nand2(lib: Liberty) -> Cell | None:
     named = lib.cells.get("NAND2_X1")
     if named is not None and named.area is not None and _is_nand2(named):
         return named
@@ -372,8 +372,8 @@ def nand2_reference(liberty: str | Path | None = None) -> tuple[str, float] | No
     SynthError
         If the file is missing, unreadable or malformed.
     """
-    _, lib = _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
-    cell = _find_nand2(lib)
+    _, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    cell = find_nand2(lib)
     if cell is None or cell.area is None:
         return None
     return cell.name, cell.area
@@ -384,7 +384,7 @@ def read_liberty(liberty: str | Path | None = None) -> Liberty:
     version: ``name`` and ``cells`` (name -> :class:`Cell`: ``area``, ``inputs``, ``outputs`` as pin ->
     function, ``sequential``, ``has_ff``, ``dont_use``). Do not modify the result. Raises
     :class:`SynthError` if the file is missing, unreadable or malformed."""
-    return _check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)[1]
+    return check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)[1]
 
 
 def function_truth_table(expr: str, variables: Sequence[str]) -> int | None:

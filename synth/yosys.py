@@ -23,7 +23,8 @@ from pathlib import Path
 
 from .errors import SynthError
 
-__all__ = ["BACKENDS", "run_script", "yosys_backend", "yosys_compile_pending"]
+__all__ = ["BACKENDS", "run_script", "yosys_backend", "yosys_compile_pending", "crash_summary", "last_error_line",
+           "one_line", "tcl_word", "yosys_command"]
 
 #: Names ``FPFORGE_YOSYS`` accepts besides a path.
 BACKENDS = ("pyosys", "yowasp")
@@ -134,7 +135,7 @@ def _binary_version(exe: str) -> str:
     return m.group(0) if m else "unknown"
 
 
-def _yosys_command() -> tuple[str, ...]:
+def yosys_command() -> tuple[str, ...]:
     """Command prefix that runs yosys (see the module docstring for the choice)."""
     return _select()[1]
 
@@ -175,7 +176,7 @@ def run_script(work: Path, script: str, timeout: float | None, what: str = "") -
     """Run the yosys script file ``script`` (relative to ``work``) quietly with ``work`` as the current
     directory and the scratch directory; return the finished process and the text of ``yosys.log``.
     ``what`` ends the timeout message (e.g. `` synthesizing 'top'``)."""
-    cmd = _yosys_command()
+    cmd = yosys_command()
     (work / "tmp").mkdir(exist_ok=True)
     env = dict(os.environ, TMPDIR=str(work / "tmp"), TEMP=str(work / "tmp"), TMP=str(work / "tmp"))
     try:
@@ -200,7 +201,7 @@ def run_script(work: Path, script: str, timeout: float | None, what: str = "") -
 _CRASH_SKIP_FRAMES = ("abort", "__assert_fail", "__assert", "raise", "std::", "__cxa", "_Unwind")
 
 
-def _crash_summary(stderr: str, log: str) -> str | None:
+def crash_summary(stderr: str, log: str) -> str | None:
     """One-line summary of a yowasp wasm trap (yosys/ABC crash), if any.
 
     A failed assertion inside the WASM build aborts without printing the
@@ -226,7 +227,7 @@ def _crash_summary(stderr: str, log: str) -> str | None:
     return msg
 
 
-def _last_error_line(*texts: str) -> str:
+def last_error_line(*texts: str) -> str:
     lines: list[str] = []
     for t in texts:
         lines.extend(t.splitlines())
@@ -244,12 +245,12 @@ def _last_error_line(*texts: str) -> str:
     return useful[-1] if useful else "yosys exited without an error message"
 
 
-def _one_line(msg: str, workdir: Path) -> str:
+def one_line(msg: str, workdir: Path) -> str:
     msg = msg.replace(str(workdir) + os.sep, "").replace(str(workdir), ".")
     return " ".join(msg.split())
 
 
-def _tcl_word(s: str) -> str:
+def tcl_word(s: str) -> str:
     """Quote a yosys script argument (names we generate are already safe)."""
     if re.fullmatch(r"[A-Za-z0-9_./\-+]+", s):
         return s

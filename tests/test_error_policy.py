@@ -6,6 +6,9 @@ tells bugs from bad input.
   ``UnknownName`` (subclasses of both the built-in and ``FpforgeError``), which ``fpforge.cli.main`` prints
   as one line. A new module that forgets fails here, naming the line. An internal lookup that only a bug
   can reach says so on its line (``# not user input: ...``) and stays a built-in (exit 70 if it fires).
+* No ``assert`` guards input a user can reach (``python -O`` drops asserts, and an ``AssertionError`` is a
+  bug report): an internal invariant says so on its line (``# not user input: ...``); a check of the
+  caller's input raises an fpforge error instead.
 * Every public exception class defined in those packages is an ``FpforgeError``.
 * ``main`` turns an unexpected exception into exit status 70 with "internal error ... this is a bug" and
   the traceback, never into a usage error.
@@ -43,6 +46,17 @@ def test_no_bare_builtin_errors_for_bad_input():
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: raise {exc.id}")
     assert not found, "use fpforge.golden.errors (FpforgeValueError, FpforgeTypeError, UnknownName):\n" + \
         "\n".join(found)
+
+
+def test_asserts_are_marked_internal_invariants():
+    found = []
+    for path in _sources():
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines), str(path))):
+            if isinstance(node, ast.Assert) and "# not user input:" not in lines[node.end_lineno - 1]:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert not found, ("an assert that can see user input must raise FpforgeValueError/FpforgeTypeError; an "
+                       "internal invariant says `# not user input: why` on its line:\n" + "\n".join(found))
 
 
 def test_public_exception_classes_are_fpforge_errors():

@@ -57,7 +57,7 @@ def scratch_variant():
     """A variant registered by name alone (as hif8_ascend is), removed afterwards."""
     fmt = registry.register(TaperedFormat("hif8_scratch", title="a test variant"))
     yield fmt
-    del registry._REGISTRY[fmt.name]
+    del registry.REGISTRY[fmt.name]
     del registry._BASE[fmt.name]
 
 

@@ -228,12 +228,12 @@ def test_space_object_validates_its_arguments():
 
 def test_area_spaces_hold_valid_units():
     from fpforge.golden.formats import FloatFormat
-    from fpforge.sweep.area import AREA_SPACES, _resolve
+    from fpforge.sweep.area import AREA_SPACES, resolve_format
 
     counts = {name: len(make().units()) for name, make in AREA_SPACES.items()}
     assert all(n >= 16 for n in counts.values()), counts
     cf = AREA_SPACES["area-cfloat"]()
-    fixed = _resolve(dict(name="cfloat8_143", at=7, **{"with": {"denormals": "ieee"}}))
+    fixed = resolve_format(dict(name="cfloat8_143", at=7, **{"with": {"denormals": "ieee"}}))
     assert isinstance(fixed, FloatFormat) and not fixed.runtime_bias and fixed.bias == 7
     assert any(c is None for _, cfgs in cf.tables[0].rows for c in cfgs)  # modes a format lacks: "–"
 

@@ -139,7 +139,7 @@ NANGATE45_X1_AREA = {
 
 def _yosys_available() -> bool:
     try:
-        flow._yosys_command()
+        flow.yosys_command()
     except SynthError:
         return False
     return True
@@ -166,12 +166,12 @@ def vfile(tmp_path: Path):
 
 
 def test_bundled_liberty_cells_areas_and_functions():
-    _, lib = flow._check_liberty(DEFAULT_LIBERTY)
+    _, lib = flow.check_liberty(DEFAULT_LIBERTY)
     assert {n: c.area for n, c in lib.cells.items()} == NANGATE45_X1_AREA
 
     def tt(cell: str, pins: list[str]) -> int:
         (func,) = [f for f in lib.cells[cell].outputs.values() if f]
-        result = flow._function_truth_table(func, pins)
+        result = flow.function_truth_table(func, pins)
         assert result is not None, cell
         return result
 
@@ -230,7 +230,7 @@ def test_nand2_reference_rules(tmp_path: Path):
     ],
 )
 def test_function_truth_table(expr, pins, expected):
-    assert flow._function_truth_table(expr, pins) == expected
+    assert flow.function_truth_table(expr, pins) == expected
 
 
 def test_liberty_multi_pin_groups_and_comments(tmp_path: Path):
