@@ -182,14 +182,16 @@ def _check_port_bits(what, bits):
 
 # -- per-field checks: check(value, spec) -> canonical value -------------------------------------------------
 def _source(value, spec):
-    from .block import _source as block_source
-    from .convert import _source as source_format
+    from .rounding import source_format
 
-    return (block_source if spec.unit == "block-encoder" else source_format)("fp32" if value is None else value).name
+    value = "fp32" if value is None else value
+    if spec.unit == "block-encoder":
+        return source_format(value, "block encoder source", ("fp32", "bf16")).name
+    return source_format(value).name
 
 
 def _target(value, spec):
-    from .convert import _source as source_format
+    from .rounding import source_format
 
     return source_format(value if value is not None else "fp32", "target").name
 
