@@ -42,12 +42,9 @@ from amaranth.utils import bits_for
 
 from ..golden.dot import DotConfig
 from ..golden.errors import FpforgeValueError
-from ..golden.floatformat import FloatFormat
-from ..golden.taperedformat import TaperedFormat
-from .block import block_layout
-from .classify import classify, float_fields, highest_one
+from .classify import highest_one
+from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
-from .hif8 import tapered_dot_fields
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder
 
@@ -56,62 +53,6 @@ __all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
 #: Part boundaries that get a register as ``stages`` grows: after P6 (the output), after P2 (block sums),
 #: after P4 (aligned addends), after P1 (products), after P5 (the sum), after P3 (max exponent).
 STAGE_ORDER = (6, 2, 4, 1, 5, 3)
-
-
-def operand_layout(fmt, r) -> data.ArrayLayout:
-    """The operand port: r/k1 blocks in their packed layout (block 0 lowest), or r scalar codes."""
-    if fmt.dot_side.family == "scalar":
-        return data.ArrayLayout(unsigned(fmt.bits), r)
-    return data.ArrayLayout(block_layout(fmt), r // fmt.k1)
-
-
-def _sbits(lo, hi):
-    """Width of a signed signal holding lo..hi."""
-    return max(bits_for(lo, True), bits_for(hi, True))
-
-
-def _tree(m, values, op, name):
-    """Balanced reduction of ``values`` with ``op`` (``"add"`` or ``"max"``), intermediate signals named."""
-    level = 0
-    while len(values) > 1:
-        nxt = []
-        for i in range(0, len(values) - 1, 2):
-            a, b = values[i], values[i + 1]
-            if op == "add":
-                out = Signal(signed(max(len(a), len(b)) + 1), name=f"{name}_l{level}_{i // 2}")
-                m.d.comb += out.eq(a + b)
-            else:
-                out = Signal(signed(max(len(a), len(b))), name=f"{name}_l{level}_{i // 2}")
-                m.d.comb += out.eq(Mux(a > b, a, b))
-            nxt.append(out)
-        if len(values) % 2:
-            nxt.append(values[-1])
-        values, level = nxt, level + 1
-    return values[0]
-
-
-class _Element:
-    """Decoded element signals: sign, magnitude (0 for NaN/Inf), eoff, nan, inf, zero."""
-
-    def __init__(self, sign, mag, eoff, nan, inf, zero):
-        self.sign, self.mag, self.eoff, self.nan, self.inf, self.zero = sign, mag, eoff, nan, inf, zero
-
-
-def _float_hw(el, code, bias=None):
-    """The Amaranth twin of ``FloatFormat.dot_fields``: (sign, significand with hidden bit, eoff, nan, inf)
-    of a sign/exponent/mantissa code (Values); ``bias`` the run-time bias port of a run-time-bias format."""
-    cls = classify(el, code)
-    ef, mf = float_fields(el, code)
-    sig = Cat(mf, ef != 0)
-    eoff = Mux(ef == 0, 0, ef - 1) if el.denormals == "ieee" else ef
-    if el.runtime_bias:
-        eoff = eoff + (max(el.biases) - bias)
-    return cls.sign, sig, eoff, cls.nan, cls.inf
-
-
-#: The Amaranth twin of each scalar descriptor's ``dot_fields`` (as ``generate.SCALAR_GATEWARE`` picks the
-#: encoders and decoders).
-ELEMENT_GATEWARE = {FloatFormat: _float_hw, TaperedFormat: tapered_dot_fields}
 
 
 class DotProduct(wiring.Component):
@@ -321,59 +262,7 @@ class DotProduct(wiring.Component):
             m.d.comb += self.o.valid.eq(valid_in)
         return m
 
-    # -- P1: element decode, products, special classes -------------------------------------------------------
-    def _decode(self, m, side, fmt, word, sel, j, name, bias=None):
-        """Per element of block ``j`` of one operand: _Element list; plus block-level (scale, shifts)."""
-        cfg = self._cfg
-        k1 = cfg.k1
-        elems = []
-        if side.family == "scalar":
-            code = word[j]
-            choices = []
-            for el in fmt.formats:
-                s, sig, eoff, nan, inf = ELEMENT_GATEWARE[type(el)](el, code[: el.bits], bias)
-                sig = Cat(Const(0, fmt.M - el.mbits), sig)
-                choices.append((s, sig, eoff + fmt.eoff_base(el), nan, inf))
-            sign, mag, eoff = Signal(name=f"{name}_s"), Signal(side.mag_bits, name=f"{name}_sig"), \
-                Signal(side.eoff_bits, name=f"{name}_eoff")
-            nan, inf = Signal(name=f"{name}_nan"), Signal(name=f"{name}_inf")
-            pick = list(choices[-1])  # the last choice also takes select values beyond the list
-            for idx in range(len(choices) - 2, -1, -1):
-                pick = [Mux(sel == idx, c, p) for c, p in zip(choices[idx], pick)]
-            m.d.comb += [sign.eq(pick[0]), mag.eq(pick[1]), eoff.eq(pick[2]), nan.eq(pick[3]), inf.eq(pick[4])]
-            zero = Signal(name=f"{name}_zero")
-            m.d.comb += zero.eq((mag == 0) & ~nan & ~inf)
-            masked = Signal(side.mag_bits, name=f"{name}_mag")
-            m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
-            return [_Element(sign, masked, eoff, nan, inf, zero)], None
-        blk = word[j]
-        if side.family == "bdr":
-            for i in range(k1):
-                code = blk.elem[i]
-                mag = code[: fmt.m]
-                elems.append(_Element(code[fmt.m], mag, Const(0, 1), Const(0, 1), Const(0, 1), mag == 0))
-            return elems, blk
-        el = fmt.element
-        block_nan = Signal(name=f"{name}_scale_nan")
-        m.d.comb += block_nan.eq(blk.scale == fmt.scale.nan_code)
-        for i in range(k1):
-            code = blk.elem[i]
-            if fmt.is_int:
-                s = code[el.bits - 1]
-                mag = Signal(side.mag_bits, name=f"{name}_{i}_abs")
-                m.d.comb += mag.eq(Mux(s, (~code + 1)[: el.bits], code))
-                eoff, nan, inf = Const(0, 1), Const(0, 1), Const(0, 1)
-            else:
-                s, mag, eoff, nan, inf = _float_hw(el, code)
-            zero = (mag == 0) & ~nan & ~inf
-            nan = nan | block_nan
-            masked = Signal(side.mag_bits, name=f"{name}_{i}_mag")
-            m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
-            ev = Signal(side.eoff_bits, name=f"{name}_{i}_eoff")
-            m.d.comb += ev.eq(eoff)
-            elems.append(_Element(s, masked, ev, nan, inf, zero))
-        return elems, blk
-
+    # -- P1: element decode (hw/dot_elements.py), products, special classes -------------------------------------
     def _products(self, m, src):
         cfg = self._cfg
         sa, sb = cfg.sa, cfg.sb
@@ -383,10 +272,12 @@ class DotProduct(wiring.Component):
         if cfg.family == "ocp":
             prod_bits += sa.eoff_max + sb.eoff_max
         self._prod_bits = prod_bits
-        x_bits = _sbits(cfg.x_min, cfg.x_max)
+        x_bits = signed_bits(cfg.x_min, cfg.x_max)
         for j in range(cfg.nb):
-            ea, blk_a = self._decode(m, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}", src.get("bias_a"))
-            eb, blk_b = self._decode(m, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}", src.get("bias_b"))
+            ea, blk_a = decode_elements(m, cfg.k1, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}",
+                                        src.get("bias_a"))
+            eb, blk_b = decode_elements(m, cfg.k1, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}",
+                                        src.get("bias_b"))
             for i, (xa, xb) in enumerate(zip(ea, eb)):
                 p = Signal(prod_bits, name=f"p{j}_{i}")
                 if cfg.family == "ocp":
@@ -437,14 +328,14 @@ class DotProduct(wiring.Component):
                 signed_p.append(sp)
             subs = []
             for s in range(cfg.n_sub):
-                part = _tree(m, signed_p[s * cfg.k2 : (s + 1) * cfg.k2], "add", f"t{j}_{s}")
+                part = reduce_tree(m, signed_p[s * cfg.k2 : (s + 1) * cfg.k2], "add", f"t{j}_{s}")
                 if cfg.family == "bdr" and cfg.G:
                     shifted = Signal(signed(len(part) + cfg.G), name=f"sh{j}_{s}")
                     # the paper's conditional right shift at depth log2(k2), exact with G guard bits
                     m.d.comb += shifted.eq((part << cfg.G) >> live[f"tau{j}_{s}"])
                     part = shifted
                 subs.append(part)
-            total = _tree(m, subs, "add", f"blk{j}")
+            total = reduce_tree(m, subs, "add", f"blk{j}")
             S = Signal(signed(W + 1), name=f"s{j}")
             m.d.comb += S.eq(total)
             X = Signal(live[f"x{j}"].shape(), name=f"xz{j}")
@@ -460,7 +351,7 @@ class DotProduct(wiring.Component):
         out.update({f"s{j}": live[f"s{j}"] for j in range(cfg.nb)})
         xs = [live[f"x{j}"] for j in range(cfg.nb)]
         xm = Signal(xs[0].shape(), name="xmax")
-        m.d.comb += xm.eq(_tree(m, xs, "max", "xm"))
+        m.d.comb += xm.eq(reduce_tree(m, xs, "max", "xm"))
         out["xmax"] = xm
         W, f = cfg.W, cfg.f
         r0 = max(0, W - (f - 1))
@@ -506,8 +397,8 @@ class DotProduct(wiring.Component):
         out = {k: v for k, v in live.items() if k.startswith("sp_")}
         addends = [live[f"a{j}"] for j in range(cfg.nb)]
         corr = [Cat(live[f"c{j}"], Const(0, 1)).as_signed() for j in range(cfg.nb)]
-        total = _tree(m, addends, "add", "acc")
-        ncorr = _tree(m, corr, "add", "corr")
+        total = reduce_tree(m, addends, "add", "acc")
+        ncorr = reduce_tree(m, corr, "add", "corr")
         T = Signal(signed(cfg.acc_bits), name="sum")
         m.d.comb += T.eq(total + ncorr)
         E = Signal(signed(cfg.exp_bits), name="exp")

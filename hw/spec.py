@@ -34,12 +34,32 @@ import json
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..golden.checks import as_bool, as_int, as_seed, describe
+from ..golden.checks import as_bool, as_int, describe
 from ..golden.contract import BlockFormatLike
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..golden.formats import SOURCES, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
+from .spec_fields import (
+    MAX_LATENCY,
+    MAX_PORT_BITS,
+    check_port_bits,
+    field_dot_rounding,
+    field_dot_saturate,
+    field_flag,
+    field_lanes,
+    field_latency,
+    field_operand,
+    field_rand_bits,
+    field_rounding,
+    field_saturate,
+    field_scaled_source,
+    field_scaling,
+    field_seed,
+    field_source,
+    field_stages,
+    field_target,
+)
 
 __all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "SCHEMA_VERSION", "SPECS", "UNITS", "BlockDecoderSpec",
            "BlockEncoderSpec", "DecoderSpec", "DotSpec", "EncoderSpec", "FormatRef", "ScaledEncoderSpec",
@@ -50,11 +70,6 @@ SCHEMA_VERSION = 1
 
 UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot", "scaled-encoder")
 
-#: Largest ``latency`` (conversion units) and ``stages`` (dot units): register stages beyond this only
-#: add flip-flops, and a typo such as 1000000 would otherwise build for hours.
-MAX_LATENCY = 64
-#: Largest width of one port (a block of a block unit, an operand of a dot unit), in bits.
-MAX_PORT_BITS = 1 << 16
 
 #: Keywords of :func:`spec_from_options` that are sugar for a format variant (never spec fields).
 VARIANT_SUGAR = ("paper_literal", "ieee_denormals", "compat")
@@ -153,118 +168,8 @@ def _scalar_format(value, spec):
         valid = "block-encoder, block-decoder" if block else "encoder, decoder"
         raise FpforgeValueError(f"{fmt.name!r} is a {kind} format; its units are {valid}")
     if isinstance(fmt, BlockFormatLike):
-        _check_port_bits(f"a block of {fmt.name}", max(fmt.block_bits, fmt.k1 * 32))
+        check_port_bits(f"a block of {fmt.name}", max(fmt.block_bits, fmt.k1 * 32))
     return name
-
-
-def _dot_rounding(value, spec):
-    """A dot unit's cast rounds with one mode: a name, or a one-name list (the command line's form)."""
-    if isinstance(value, (tuple, list)):
-        if len(value) != 1:
-            raise FpforgeValueError(f"a dot unit's cast to out_format rounds with one mode, not {','.join(value)}")
-        value = value[0]
-    return value
-
-
-def _dot_saturate(value, spec):
-    """The cast's saturation: True/False ('on'/'off'), None for the default (True with a cast)."""
-    if value == "runtime":
-        raise FpforgeValueError("a dot unit's cast saturates or not at build time: saturate must be True or "
-                                "False, not 'runtime'")
-    return {"on": True, "off": False}.get(value, value) if isinstance(value, str) else value
-
-
-def _check_port_bits(what, bits):
-    if bits > MAX_PORT_BITS:
-        raise FpforgeValueError(f"{what} would be a {bits}-bit port; fpforge builds ports of up to {MAX_PORT_BITS} "
-                                "bits (fewer elements or a smaller block)")
-
-
-# -- per-field checks: check(value, spec) -> canonical value -------------------------------------------------
-def _source(value, spec):
-    from .rounding import source_format
-
-    value = "fp32" if value is None else value
-    if spec.unit == "block-encoder":
-        return source_format(value, "block encoder source", ("fp32", "bf16")).name
-    return source_format(value).name
-
-
-def _target(value, spec):
-    from .rounding import source_format
-
-    return source_format(value if value is not None else "fp32", "target").name
-
-
-def _scaled_source(value, spec):
-    from .scaling import SCALED_SOURCES, _check_choice
-
-    return _check_choice("fp32" if value is None else value, SCALED_SOURCES, "source of a scaled encoder")
-
-
-def _rounding(value, spec):
-    from .rounding import check_roundings
-
-    if value is not None and not isinstance(value, str):
-        if not isinstance(value, (tuple, list)) or not all(isinstance(r, str) for r in value):
-            raise FpforgeTypeError(f"rounding must be a mode name or a tuple of them, not {value!r}")
-        if not value:
-            raise FpforgeValueError("rounding names no mode; give at least one (or None for the format's default)")
-    fmt = descriptor_of(spec.format)
-    return check_roundings(fmt, fmt.roundings[:1] if value is None else value)
-
-
-def _saturate(value, spec):
-    if isinstance(value, str) and value in ("off", "on"):
-        return value == "on"
-    if not (isinstance(value, bool) or value == "runtime" and isinstance(value, str)):
-        raise FpforgeTypeError(f"saturate must be True, False or 'runtime' ('off'/'on' for False/True), not "
-                               f"{value!r}")
-    return value
-
-
-def _flag(name):
-    return lambda value, spec: as_bool(value, name)
-
-
-def _latency(lo=0):
-    def check(value, spec):
-        value = as_int(value, "latency", 0, MAX_LATENCY)
-        if value < lo:
-            raise FpforgeValueError(f"a scaled encoder is a stream (its running amax is a register): latency "
-                                    f"must be an integer >= 1, not {value!r}")
-        return value
-    return check
-
-
-def _stages(value, spec):
-    return as_int(value, "stages", 0, MAX_LATENCY)
-
-
-def _rand_bits(value, spec):
-    return None if value is None else as_int(value, "rand_bits", 1, 32)
-
-
-def _seed(value, spec):
-    return as_seed(value)
-
-
-def _lanes(value, spec):
-    from .scaling import check_lanes
-
-    return check_lanes(value)
-
-
-def _scaling(value, spec):
-    from .scaling import SCALINGS, _check_choice
-
-    return _check_choice("fp32" if value is None else value, SCALINGS, "scaling")
-
-
-def _operand(value, spec):
-    from ..golden.dot import operand_format
-
-    return None if value is None else operand_format(value).name
 
 
 # -- the specs ----------------------------------------------------------------------------------------------
@@ -403,13 +308,13 @@ class EncoderSpec(UnitSpec):
     """A scalar encoder (source float → narrow format); :class:`fpforge.hw.Encoder` / ``HiF8Encoder``."""
 
     unit: ClassVar[str] = "encoder"
-    source: str = option("fp32", _source)
-    rounding: tuple = option(None, _rounding)
-    saturate: bool | str = option(False, _saturate)
-    nan_to_zero: bool = option(False, _flag("nan_to_zero"))
-    latency: int = option(0, _latency())
-    rand_bits: int | None = option(None, _rand_bits)
-    seed: int | None = option(None, _seed)
+    source: str = option("fp32", field_source)
+    rounding: tuple = option(None, field_rounding)
+    saturate: bool | str = option(False, field_saturate)
+    nan_to_zero: bool = option(False, field_flag("nan_to_zero"))
+    latency: int = option(0, field_latency())
+    rand_bits: int | None = option(None, field_rand_bits)
+    seed: int | None = option(None, field_seed)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -417,8 +322,8 @@ class DecoderSpec(UnitSpec):
     """A scalar decoder (narrow format → target float); :class:`fpforge.hw.Decoder` / ``HiF8Decoder``."""
 
     unit: ClassVar[str] = "decoder"
-    target: str = option("fp32", _target)
-    latency: int = option(0, _latency())
+    target: str = option("fp32", field_target)
+    latency: int = option(0, field_latency())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -426,11 +331,11 @@ class BlockEncoderSpec(UnitSpec):
     """A block encoder (k1 source floats → one block); :class:`fpforge.hw.BlockEncoder`."""
 
     unit: ClassVar[str] = "block-encoder"
-    source: str = option("fp32", _source)
-    rounding: tuple = option(None, _rounding)
-    latency: int = option(0, _latency())
-    rand_bits: int | None = option(None, _rand_bits)
-    seed: int | None = option(None, _seed)
+    source: str = option("fp32", field_source)
+    rounding: tuple = option(None, field_rounding)
+    latency: int = option(0, field_latency())
+    rand_bits: int | None = option(None, field_rand_bits)
+    seed: int | None = option(None, field_seed)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -438,8 +343,8 @@ class BlockDecoderSpec(UnitSpec):
     """A block decoder (one block → k1 FP32 values); :class:`fpforge.hw.BlockDecoder`."""
 
     unit: ClassVar[str] = "block-decoder"
-    target: str = option("fp32", _target)
-    latency: int = option(0, _latency())
+    target: str = option("fp32", field_target)
+    latency: int = option(0, field_latency())
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -450,20 +355,20 @@ class DotSpec(UnitSpec):
     (the combinational unit with registered inputs and outputs)."""
 
     unit: ClassVar[str] = "dot"
-    format: object = option(None, _operand)
-    format_b: str | None = option(None, _operand)
+    format: object = option(None, field_operand)
+    format_b: str | None = option(None, field_operand)
     r: int = option(None)  # r and f: checked by DotConfig in _check (its messages)
     f: int = option(None)
-    stages: int = option(0, _stages)
-    raw: bool = option(False, _flag("raw"))
-    io_registers: bool = option(False, _flag("io_registers"))
+    stages: int = option(0, field_stages)
+    raw: bool = option(False, field_flag("raw"))
+    io_registers: bool = option(False, field_flag("io_registers"))
     # The FP8 RFC's epilogue (docs/scaling.md): scales, running amax, a cast of the result to out_format with
     # one rounding mode (default the format's first) that saturates unless saturate is False.
-    scale: bool = option(False, _flag("scale"))
-    amax: bool = option(False, _flag("amax"))
+    scale: bool = option(False, field_flag("scale"))
+    amax: bool = option(False, field_flag("amax"))
     out_format: str | None = option(None)
-    rounding: str | None = option(None, _dot_rounding)
-    saturate: bool | None = option(None, _dot_saturate)
+    rounding: str | None = option(None, field_dot_rounding)
+    saturate: bool | None = option(None, field_dot_saturate)
 
     def _check(self):
         from .epilogue import EpilogueOptions
@@ -479,7 +384,7 @@ class DotSpec(UnitSpec):
         object.__setattr__(self, "r", cfg.r)
         object.__setattr__(self, "f", cfg.f)
         for side, bits in zip("AB", cfg.operand_bits):
-            _check_port_bits(f"operand {side} ({cfg.r} elements of {cfg.a.name if side == 'A' else cfg.b.name})",
+            check_port_bits(f"operand {side} ({cfg.r} elements of {cfg.a.name if side == 'A' else cfg.b.name})",
                              bits)
         if self.io_registers and self.stages:
             raise FpforgeValueError("io_registers wraps the combinational unit: use stages=0 with it")
@@ -505,15 +410,15 @@ class ScaledEncoderSpec(UnitSpec):
     amax); :class:`fpforge.hw.ScaledEncoder`. ``latency`` is at least 1."""
 
     unit: ClassVar[str] = "scaled-encoder"
-    source: str = option("fp32", _scaled_source)
-    rounding: tuple = option(None, _rounding)
-    saturate: bool | str = option(False, _saturate)
-    nan_to_zero: bool = option(False, _flag("nan_to_zero"))
-    latency: int = option(1, _latency(1))
-    lanes: int = option(1, _lanes)
-    scaling: str = option("fp32", _scaling)
-    rand_bits: int | None = option(None, _rand_bits)
-    seed: int | None = option(None, _seed)
+    source: str = option("fp32", field_scaled_source)
+    rounding: tuple = option(None, field_rounding)
+    saturate: bool | str = option(False, field_saturate)
+    nan_to_zero: bool = option(False, field_flag("nan_to_zero"))
+    latency: int = option(1, field_latency(1))
+    lanes: int = option(1, field_lanes)
+    scaling: str = option("fp32", field_scaling)
+    rand_bits: int | None = option(None, field_rand_bits)
+    seed: int | None = option(None, field_seed)
 
 
 SPECS = {s.unit: s for s in (EncoderSpec, DecoderSpec, BlockEncoderSpec, BlockDecoderSpec, DotSpec,
@@ -568,7 +473,7 @@ def spec_from_options(unit, **options) -> UnitSpec:
     if "rand_bits" not in fields:  # (units with sr check it in the spec)
         for name in ("rand_bits", "seed"):
             if options.get(name) is not None:
-                _rand_bits(options.get("rand_bits"), None), _seed(options.get("seed"), None)
+                field_rand_bits(options.get("rand_bits"), None), field_seed(options.get("seed"), None)
                 raise FpforgeValueError(f"{name} applies to encoders with stochastic rounding (sr); this {unit} "
                                         "has no sr rounding")
     given = {k for k, v in options.items()

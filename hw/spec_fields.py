@@ -1,0 +1,132 @@
+"""The per-field checks of the unit specs (:mod:`fpforge.hw.spec`): ``check(value, spec) -> canonical value``,
+one per option, raising a one-line fpforge error on bad input. A spec field names its check
+(``option(default, field_stages)``); checks run in declaration order, so a check may read the fields declared
+before it."""
+
+from __future__ import annotations
+
+from ..golden.checks import as_bool, as_int, as_seed
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
+
+__all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "check_port_bits", "field_dot_rounding", "field_dot_saturate",
+           "field_flag", "field_lanes", "field_latency", "field_operand", "field_rand_bits", "field_rounding",
+           "field_saturate", "field_scaled_source", "field_scaling", "field_seed", "field_source", "field_stages",
+           "field_target"]
+
+#: Largest ``latency`` (conversion units) and ``stages`` (dot units): register stages beyond this only
+#: add flip-flops, and a typo such as 1000000 would otherwise build for hours.
+MAX_LATENCY = 64
+#: Largest width of one port (a block of a block unit, an operand of a dot unit), in bits.
+MAX_PORT_BITS = 1 << 16
+
+
+def field_dot_rounding(value, spec):
+    """A dot unit's cast rounds with one mode: a name, or a one-name list (the command line's form)."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise FpforgeValueError(f"a dot unit's cast to out_format rounds with one mode, not {','.join(value)}")
+        value = value[0]
+    return value
+
+
+def field_dot_saturate(value, spec):
+    """The cast's saturation: True/False ('on'/'off'), None for the default (True with a cast)."""
+    if value == "runtime":
+        raise FpforgeValueError("a dot unit's cast saturates or not at build time: saturate must be True or "
+                                "False, not 'runtime'")
+    return {"on": True, "off": False}.get(value, value) if isinstance(value, str) else value
+
+
+def check_port_bits(what, bits):
+    if bits > MAX_PORT_BITS:
+        raise FpforgeValueError(f"{what} would be a {bits}-bit port; fpforge builds ports of up to {MAX_PORT_BITS} "
+                                "bits (fewer elements or a smaller block)")
+
+
+# -- per-field checks: check(value, spec) -> canonical value -------------------------------------------------
+def field_source(value, spec):
+    from .rounding import source_format
+
+    value = "fp32" if value is None else value
+    if spec.unit == "block-encoder":
+        return source_format(value, "block encoder source", ("fp32", "bf16")).name
+    return source_format(value).name
+
+
+def field_target(value, spec):
+    from .rounding import source_format
+
+    return source_format(value if value is not None else "fp32", "target").name
+
+
+def field_scaled_source(value, spec):
+    from .scaling import SCALED_SOURCES, _check_choice
+
+    return _check_choice("fp32" if value is None else value, SCALED_SOURCES, "source of a scaled encoder")
+
+
+def field_rounding(value, spec):
+    from .rounding import check_roundings
+
+    if value is not None and not isinstance(value, str):
+        if not isinstance(value, (tuple, list)) or not all(isinstance(r, str) for r in value):
+            raise FpforgeTypeError(f"rounding must be a mode name or a tuple of them, not {value!r}")
+        if not value:
+            raise FpforgeValueError("rounding names no mode; give at least one (or None for the format's default)")
+    from .spec import descriptor_of
+
+    fmt = descriptor_of(spec.format)
+    return check_roundings(fmt, fmt.roundings[:1] if value is None else value)
+
+
+def field_saturate(value, spec):
+    if isinstance(value, str) and value in ("off", "on"):
+        return value == "on"
+    if not (isinstance(value, bool) or value == "runtime" and isinstance(value, str)):
+        raise FpforgeTypeError(f"saturate must be True, False or 'runtime' ('off'/'on' for False/True), not "
+                               f"{value!r}")
+    return value
+
+
+def field_flag(name):
+    return lambda value, spec: as_bool(value, name)
+
+
+def field_latency(lo=0):
+    def check(value, spec):
+        value = as_int(value, "latency", 0, MAX_LATENCY)
+        if value < lo:
+            raise FpforgeValueError(f"a scaled encoder is a stream (its running amax is a register): latency "
+                                    f"must be an integer >= 1, not {value!r}")
+        return value
+    return check
+
+
+def field_stages(value, spec):
+    return as_int(value, "stages", 0, MAX_LATENCY)
+
+
+def field_rand_bits(value, spec):
+    return None if value is None else as_int(value, "rand_bits", 1, 32)
+
+
+def field_seed(value, spec):
+    return as_seed(value)
+
+
+def field_lanes(value, spec):
+    from .scaling import check_lanes
+
+    return check_lanes(value)
+
+
+def field_scaling(value, spec):
+    from .scaling import SCALINGS, _check_choice
+
+    return _check_choice("fp32" if value is None else value, SCALINGS, "scaling")
+
+
+def field_operand(value, spec):
+    from ..golden.dot import operand_format
+
+    return None if value is None else operand_format(value).name
