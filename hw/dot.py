@@ -46,7 +46,7 @@ from .classify import highest_one
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
-from .rounding import Rounder
+from .rounding import Rounder, read_only
 
 __all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
 
@@ -154,28 +154,16 @@ class DotProduct(wiring.Component):
         self._MustUse__silence = False
 
     # -- properties -------------------------------------------------------------------------------------
-    @property
-    def config(self) -> DotConfig:
-        return self._cfg
-
-    @property
-    def stages(self) -> int:
-        return self._stages
+    config = read_only("_cfg", "The :class:`~fpforge.golden.dot.DotConfig` of the unit.")
+    stages = read_only("_stages", "Register stages of the pipeline (0: combinational).")
+    raw = read_only("_raw", "Whether the raw fixed-point sum and exponent are outputs.")
+    epilogue = read_only("_epilogue", "The epilogue's options (``epilogue.enabled`` is False for the plain unit).")
 
     @property
     def latency(self) -> int:
         """Cycles from operands to result when not stalled: stages (0 for the combinational unit), plus one
         for the epilogue's register in a stream unit with an epilogue."""
         return self._stages + (1 if self._stages and self._epilogue.enabled else 0)
-
-    @property
-    def epilogue(self) -> EpilogueOptions:
-        """The epilogue's options (``epilogue.enabled`` is False for the plain unit)."""
-        return self._epilogue
-
-    @property
-    def raw(self) -> bool:
-        return self._raw
 
     @property
     def boundaries(self) -> tuple:
