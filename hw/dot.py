@@ -50,6 +50,13 @@ from .rounding import Rounder, read_only
 
 __all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
 
+
+def _carried(live, *names):
+    """What a pipeline part passes on untouched, in ``live``'s order: the special-value side band
+    (``sp_*``) and the signals ``names``."""
+    return {k: v for k, v in live.items() if k.startswith("sp_") or k in names}
+
+
 #: Part boundaries that get a register as ``stages`` grows: after P6 (the output), after P2 (block sums),
 #: after P4 (aligned addends), after P1 (products), after P5 (the sum), after P3 (max exponent).
 STAGE_ORDER = (6, 2, 4, 1, 5, 3)
@@ -227,18 +234,10 @@ class DotProduct(wiring.Component):
             valids.append(v)
             return regs
 
-        live = self._products(m, src)
-        live = boundary(1, live)
-        live = self._block_sums(m, live)
-        live = boundary(2, live)
-        live = self._max_exponent(m, live)
-        live = boundary(3, live)
-        live = self._align(m, live)
-        live = boundary(4, live)
-        live = self._sum(m, live)
-        live = boundary(5, live)
-        live = self._fp32(m, live)
-        live = boundary(6, live)
+        live = boundary(1, self._products(m, src))
+        parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
+        for k, part in enumerate(parts, start=2):
+            live = boundary(k, part(m, live))
         for k in range(len(STAGE_ORDER), self._stages):  # extra output registers
             boundaries.add(7 + k)
             live = boundary(7 + k, live)
@@ -305,7 +304,7 @@ class DotProduct(wiring.Component):
     # -- P2: block adder trees with the sub-block shift ----------------------------------------------------------
     def _block_sums(self, m, live):
         cfg = self._cfg
-        out = {k: v for k, v in live.items() if k.startswith("sp_")}
+        out = _carried(live)
         W = cfg.W
         for j in range(cfg.nb):
             signed_p = []
@@ -335,8 +334,7 @@ class DotProduct(wiring.Component):
     # -- P3: max exponent and alignment distances -------------------------------------------------------------
     def _max_exponent(self, m, live):
         cfg = self._cfg
-        out = {k: v for k, v in live.items() if k.startswith("sp_")}
-        out.update({f"s{j}": live[f"s{j}"] for j in range(cfg.nb)})
+        out = _carried(live, *(f"s{j}" for j in range(cfg.nb)))
         xs = [live[f"x{j}"] for j in range(cfg.nb)]
         xm = Signal(xs[0].shape(), name="xmax")
         m.d.comb += xm.eq(reduce_tree(m, xs, "max", "xm"))
@@ -358,7 +356,7 @@ class DotProduct(wiring.Component):
     # -- P4: alignment into the f-bit window ------------------------------------------------------------------
     def _align(self, m, live):
         cfg = self._cfg
-        out = {k: v for k, v in live.items() if k.startswith("sp_") or k == "xmax"}
+        out = _carried(live, "xmax")
         W, f = cfg.W, cfg.f
         p = max(0, f - 1 - W)
         width = W + 1 + p
@@ -382,7 +380,7 @@ class DotProduct(wiring.Component):
     # -- P5: the fixed-point adder tree -------------------------------------------------------------------------
     def _sum(self, m, live):
         cfg = self._cfg
-        out = {k: v for k, v in live.items() if k.startswith("sp_")}
+        out = _carried(live)
         addends = [live[f"a{j}"] for j in range(cfg.nb)]
         corr = [Cat(live[f"c{j}"], Const(0, 1)).as_signed() for j in range(cfg.nb)]
         total = reduce_tree(m, addends, "add", "acc")

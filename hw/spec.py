@@ -304,47 +304,53 @@ class UnitSpec:
 
 
 @dataclass(frozen=True, kw_only=True)
-class EncoderSpec(UnitSpec):
+class _Converter(UnitSpec):
+    """The fields every encoder has, scalar or block: its source, rounding modes, latency and the
+    stochastic-rounding source."""
+
+    source: str = option("fp32", field_source)
+    rounding: tuple = option(None, field_rounding)
+    latency: int = option(0, field_latency())
+    rand_bits: int | None = option(None, field_rand_bits)
+    seed: int | None = option(None, field_seed)
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Expander(UnitSpec):
+    """The fields every decoder has, scalar or block: its target and latency."""
+
+    target: str = option("fp32", field_target)
+    latency: int = option(0, field_latency())
+
+
+@dataclass(frozen=True, kw_only=True)
+class EncoderSpec(_Converter):
     """A scalar encoder (source float → narrow format); :class:`fpforge.hw.Encoder` / ``HiF8Encoder``."""
 
     unit: ClassVar[str] = "encoder"
-    source: str = option("fp32", field_source)
-    rounding: tuple = option(None, field_rounding)
     saturate: bool | str = option(False, field_saturate)
     nan_to_zero: bool = option(False, field_flag("nan_to_zero"))
-    latency: int = option(0, field_latency())
-    rand_bits: int | None = option(None, field_rand_bits)
-    seed: int | None = option(None, field_seed)
 
 
 @dataclass(frozen=True, kw_only=True)
-class DecoderSpec(UnitSpec):
+class DecoderSpec(_Expander):
     """A scalar decoder (narrow format → target float); :class:`fpforge.hw.Decoder` / ``HiF8Decoder``."""
 
     unit: ClassVar[str] = "decoder"
-    target: str = option("fp32", field_target)
-    latency: int = option(0, field_latency())
 
 
 @dataclass(frozen=True, kw_only=True)
-class BlockEncoderSpec(UnitSpec):
+class BlockEncoderSpec(_Converter):
     """A block encoder (k1 source floats → one block); :class:`fpforge.hw.BlockEncoder`."""
 
     unit: ClassVar[str] = "block-encoder"
-    source: str = option("fp32", field_source)
-    rounding: tuple = option(None, field_rounding)
-    latency: int = option(0, field_latency())
-    rand_bits: int | None = option(None, field_rand_bits)
-    seed: int | None = option(None, field_seed)
 
 
 @dataclass(frozen=True, kw_only=True)
-class BlockDecoderSpec(UnitSpec):
+class BlockDecoderSpec(_Expander):
     """A block decoder (one block → k1 FP32 values); :class:`fpforge.hw.BlockDecoder`."""
 
     unit: ClassVar[str] = "block-decoder"
-    target: str = option("fp32", field_target)
-    latency: int = option(0, field_latency())
 
 
 @dataclass(frozen=True, kw_only=True)
