@@ -22,8 +22,9 @@ _OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.8, 2.7, 3.8) for dx, dy in
 
 def _place_labels(ax, fig, items, xy_all):
     """Annotate ``items`` ((x, y, text)) choosing, for each, the offset whose text box overlaps the fewest
-    already placed labels and plotted points and stays inside the axes (a greedy repel; deterministic).
-    Text boxes are computed from the renderer's text extents, before anything is drawn."""
+    already placed labels and plotted points, whose box and leader line hide no other labelled point and
+    cross no placed label, and which stays inside the axes (a greedy repel; deterministic). Text boxes are
+    computed from the renderer's text extents, before anything is drawn."""
     from matplotlib.transforms import Bbox
 
     renderer = fig.canvas.get_renderer()
@@ -33,6 +34,7 @@ def _place_labels(ax, fig, items, xy_all):
     scale = fig.dpi / 72.0
     fontsize = 8.5
     placed = []
+    named_px = [tuple(to_px((x, y))) for x, y, _ in items]
     for x, y, text in sorted(items, key=lambda t: (t[0], -t[1])):
         w, h, _ = renderer.get_text_width_height_descent(text, _font(fontsize), ismath=False)
         w, h = w + 6 * scale, h + 4 * scale  # the white box around the text
@@ -45,6 +47,11 @@ def _place_labels(ax, fig, items, xy_all):
             box = Bbox.from_bounds(x0, y0, w, h)
             score = 100 * sum(box.overlaps(b) for b in placed)
             score += sum(1 for qx, qy in pts_px if box.x0 - 3 <= qx <= box.x1 + 3 and box.y0 - 3 <= qy <= box.y1 + 3)
+            others = [(qx, qy) for qx, qy in named_px if math.hypot(qx - px, qy - py) > 1]
+            score += 100 * sum(1 for qx, qy in others if box.x0 - 6 <= qx <= box.x1 + 6 and box.y0 - 6 <= qy <= box.y1 + 6)
+            leader = [(px + (ox - px) * t / 16, py + (oy - py) * t / 16) for t in range(2, 17)]
+            score += 100 * sum(1 for b in placed if any(b.contains(lx, ly) for lx, ly in leader))
+            score += 100 * sum(1 for qx, qy in others if any(math.hypot(qx - lx, qy - ly) < 7 for lx, ly in leader))
             if not (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1):
                 score += 1000
             score += math.hypot(dx, dy) / 100

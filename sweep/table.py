@@ -34,21 +34,23 @@ def memory_rel(bits_per_element) -> float:
     return memory_accesses(bits_per_element) / memory_accesses(FP8_BITS)
 
 
-def pareto(rows, x="cost", y="qsnr_db") -> list:
-    """For each row: True if no other row has a higher ``y`` at a lower or equal ``x`` (rows missing
-    either value: None)."""
+def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
+    """For each row: True if no other row has a higher ``y`` at a lower or equal ``x``, and no row with a
+    lower ``x`` comes within ``tol`` of its ``y`` (rows missing either value: None).
+
+    ``tol`` (dB) is the tables' resolution: a point that buys less than 0.01 dB with a higher cost — the
+    tail where the f-bit accumulator, not the format, sets the QSNR — is not a step of the frontier.
+    """
     pts = [(r.get(x), r.get(y)) for r in rows]
-    valid = sorted({c for c, q in pts if c is not None and q is not None})
-    best = {}
-    top = -math.inf
     by_cost = {}
     for c, q in pts:
         if c is not None and q is not None:
             by_cost[c] = max(by_cost.get(c, -math.inf), q)
-    for c in valid:
+    below, top = {}, -math.inf
+    for c in sorted(by_cost):
+        below[c] = top  # the highest y at a cost < c
         top = max(top, by_cost[c])
-        best[c] = top  # the highest y at cost <= c
-    return [None if c is None or q is None else q >= best[c] for c, q in pts]
+    return [None if c is None or q is None else q >= by_cost[c] and q > below[c] + tol for c, q in pts]
 
 
 def _csv_value(v):

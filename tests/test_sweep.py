@@ -123,8 +123,10 @@ def test_memory_follows_the_papers_bits():
 
 def test_pareto_rule():
     rows = [dict(cost=1.0, qsnr_db=30), dict(cost=0.5, qsnr_db=30), dict(cost=0.5, qsnr_db=20),
-            dict(cost=2.0, qsnr_db=31), dict(cost=None, qsnr_db=50), dict(cost=0.25, qsnr_db=10)]
-    assert pareto(rows) == [True, True, False, True, None, True]
+            dict(cost=2.0, qsnr_db=31), dict(cost=None, qsnr_db=50), dict(cost=0.25, qsnr_db=10),
+            dict(cost=3.0, qsnr_db=31.005), dict(cost=4.0, qsnr_db=31.02)]
+    # equal QSNR at a higher cost, or less than 0.01 dB more, is not a step of the frontier
+    assert pareto(rows) == [False, True, False, True, None, True, False, True]
 
 
 @pytest.fixture(scope="module")
