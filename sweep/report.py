@@ -44,6 +44,8 @@ def write_results(result, command, results_path=None) -> Path:
     named = [r for r in result.rows if r["name"] in LABELS or not r["name"].startswith("bdr_")]
     front = sorted((r for r in result.rows if r.get("pareto")), key=lambda r: r["cost"])
     secs = [r["synth_s"] for r in result.rows if r.get("synth_s") is not None]
+    units = {r["verilog_sha256"]: r["synth_s"] for r in result.rows
+             if r.get("synth_s") is not None and r.get("verilog_sha256")}
     builds = sorted({r["yosys"] for r in result.rows if r.get("yosys")})
     lines = [f"## Design-space sweep `{sp.name}` (the MX paper's Fig. 7)",
              f"{len(result.rows)} points, r = {sp.r} (k1 where k1 > r), f = {sp.f}, QSNR over {sp.vectors:,} "
@@ -53,8 +55,9 @@ def write_results(result, command, results_path=None) -> Path:
              "at the same r and f × 64-byte accesses per 256-element tile / FP8's. "
              f"Full table: [results/{sp.name}.csv](results/{sp.name}.csv); method: [sweep.md](sweep.md). "
              + (f"{len(result.failures)} point(s) failed. " if result.failures else "")
-             + (f"Synthesized with {', '.join(builds)}; per unit, when computed: median "
-                f"{statistics.median(secs):.1f} s, max {max(secs):.1f} s (wall, on the machine above)." if secs else ""),
+             + (f"Synthesized with {', '.join(builds)}; per unit, wall when it was computed (on the machine "
+                f"that filled the cache): median {statistics.median(secs):.1f} s, max {max(secs):.1f} s, "
+                f"{sum(units.values()) / 60:,.0f} min summed over the {len(units)} distinct units." if secs else ""),
              ""]
     if has_cost:
         lines += [f"![QSNR against cost](results/{sp.name}.png)", ""]
