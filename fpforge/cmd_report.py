@@ -208,6 +208,7 @@ def headline_markdown() -> str:
     rows.append(("QSNR (dB): MX9 · MX6 · MX4 · E4M3 · E5M2 (amax-scaled)",
                  " · ".join(f"{q[n]:.1f}" for n in ("mx9", "mx6", "mx4", "e4m3", "e5m2"))))
     rows.append(("Encoders proved on all 2^32 FP32 inputs (unit, mode, saturation rows)", _proof_summary()))
+    rows.append(("The MX paper's Fig. 7 (`fpforge sweep paper`): QSNR × area × memory", _sweep_summary()))
     md = ["## Headline results",
           "Yosys onto `fpforge45.lib` (Nangate45 cell areas); QSNR over 10,000 Gaussian vectors of 256 values. "
           "Every table, with its method: [docs/results.md](docs/results.md).", "",
@@ -235,6 +236,31 @@ def _proof_summary() -> str:
     when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", m.group(1))
     at = f" (table of {when.group(1)}, commit {when.group(2)}; `make prove`)" if when else ""
     return f"{len(run)} of {len(lines)} rows, {bad} with a mismatch{at}"
+
+
+def _sweep_summary() -> str:
+    """The `paper` sweep's section of docs/results.md in one line: points, the frontier, which of MX9/MX6/MX4
+    lie on it, and the verdicts on the paper's statements."""
+    import re
+
+    from .results import RESULTS_PATH
+
+    text = RESULTS_PATH.read_text() if RESULTS_PATH.exists() else ""
+    m = re.search(r"<!-- results:sweep-paper -->\n(.*?)<!-- /results:sweep-paper -->", text, re.S)
+    if not m:
+        return "not run yet (`make sweep-paper`)"
+    sec = m.group(1)
+    points = re.search(r"^(\d+) points, ", sec, re.M)
+    front = re.search(r"### The Pareto frontier \((\d+) points\)", sec)
+    on = [n.upper() for n in ("mx9", "mx6", "mx4") if re.search(rf"^\| {n} \|.*\| yes \|$", sec, re.M)]
+    verdicts = re.findall(r"^\| \([a-z]\) \|.*\| (agrees|differs) \|", sec, re.M)
+    out = f"{points.group(1) if points else '?'} points, {front.group(1) if front else '?'} on the Pareto frontier"
+    if on:
+        out += f" ({', '.join(on)} among them)"
+    if verdicts:
+        out += (f"; of the paper's {len(verdicts)} statements {verdicts.count('agrees')} agree, "
+                f"{verdicts.count('differs')} differ, each with the reason ([figure](docs/results/paper.png))")
+    return out
 
 
 def _headline():
