@@ -127,18 +127,19 @@ def _dot_error():
     write_section("dot-error", "\n".join(md), command="fpforge report dot-error")
 
 
-def _bench(script):
-    """A ``make bench`` script's output, as it printed it."""
+def _bench(script, *args):
+    """A ``make bench`` script's output (run with ``args``), as it printed it."""
 
     def run():
         from .results import write_section
 
-        out = subprocess.run([sys.executable, f"bench/{script}.py"], cwd=ROOT, capture_output=True, text=True)
+        out = subprocess.run([sys.executable, f"bench/{script}.py", *args], cwd=ROOT, capture_output=True, text=True)
         if out.returncode:
             raise RuntimeError(f"bench/{script}.py failed (exit {out.returncode}): {out.stderr.strip()[-500:]}")
         title = (_doc_title(ROOT / "bench" / f"{script}.py") or script).rstrip(".:")
+        shown = " ".join((f"bench/{script}.py", *args))
         write_section(f"bench-{script.removeprefix('bench_')}",
-                      f"## `make bench`: {title}\n\nOutput of `python bench/{script}.py` (as printed).\n\n"
+                      f"## `make bench`: {title}\n\nOutput of `python {shown}` (as printed).\n\n"
                       f"```text\n{out.stdout.rstrip()}\n```", command=f"fpforge report bench-{script[6:]}")
 
     return run
@@ -292,6 +293,8 @@ SECTIONS = (
     Section("bench-dot", "dot-product golden and simulation throughput", _bench("bench_dot"), 3),
     Section("bench-sim", "cocotb regression throughput on Verilator and Icarus", _bench("bench_sim"), 4),
     Section("bench-prove", "the proof harness against cocotb", _bench("bench_prove"), 3),
+    Section("bench-sweep", "the sweep's QSNR time and a Dask LocalCluster of 1 against 2 workers (the synthesis "
+            "times are in the sweep sections)", _bench("bench_sweep", "--skip-synth"), 3),
     Section("scaling", "per-tensor scaling demo, double rounding, scaled-encoder area",
             _cmd("fpforge", "scaling-demo", "--docs"), 1),
     Section("hif8-ascend", "where HiF8's Ascend variant differs", _cmd("python", "bench/hif8_ascend.py",
