@@ -225,16 +225,15 @@ def _proof_summary() -> str:
     keeps what was proved, with the Verilog hash and the commit it was proved at.)"""
     import re
 
-    from .results import RESULTS_PATH
+    from .results import read_section
 
-    text = RESULTS_PATH.read_text() if RESULTS_PATH.exists() else ""
-    m = re.search(r"<!-- results:proofs -->\n(.*?)<!-- /results:proofs -->", text, re.S)
-    if not m:
+    sec = read_section("proofs")
+    if sec is None:
         return "no proof table yet (`make prove`)"
-    lines = [ln for ln in m.group(1).splitlines() if ln.startswith("| fpforge_")]
+    lines = [ln for ln in sec.splitlines() if ln.startswith("| fpforge_")]
     run = [ln.split("|") for ln in lines if "not run" not in ln]
     bad = sum(1 for cells in run if cells[7].strip() not in ("0",))
-    when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", m.group(1))
+    when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", sec)
     at = f" (table of {when.group(1)}, commit {when.group(2)}; `make prove`)" if when else ""
     return f"{len(run)} of {len(lines)} rows, {bad} with a mismatch{at}"
 
@@ -244,13 +243,11 @@ def _sweep_summary() -> str:
     lie on it, and the verdicts on the paper's statements."""
     import re
 
-    from .results import RESULTS_PATH
+    from .results import read_section
 
-    text = RESULTS_PATH.read_text() if RESULTS_PATH.exists() else ""
-    m = re.search(r"<!-- results:sweep-paper -->\n(.*?)<!-- /results:sweep-paper -->", text, re.S)
-    if not m:
+    sec = read_section("sweep-paper")
+    if sec is None:
         return "not run yet (`make sweep-paper`)"
-    sec = m.group(1)
     points = re.search(r"^(\d+) points, ", sec, re.M)
     front = re.search(r"### The Pareto frontier \((\d+) points\)", sec)
     on = [n.upper() for n in ("mx9", "mx6", "mx4") if re.search(rf"^\| {n} \|.*\| yes \|$", sec, re.M)]
