@@ -39,6 +39,7 @@ def _place_labels(ax, fig, items, xy_all):
         w, h, _ = renderer.get_text_width_height_descent(text, _font(fontsize), ismath=False)
         w, h = w + 6 * scale, h + 4 * scale  # the white box around the text
         px, py = to_px((x, y))
+        others = [(qx, qy) for qx, qy in named_px if math.hypot(qx - px, qy - py) > 1]
         best = None
         for dx, dy in _OFFSETS:
             ox, oy = px + dx * scale, py + dy * scale
@@ -47,7 +48,6 @@ def _place_labels(ax, fig, items, xy_all):
             box = Bbox.from_bounds(x0, y0, w, h)
             score = 100 * sum(box.overlaps(b) for b in placed)
             score += sum(1 for qx, qy in pts_px if box.x0 - 3 <= qx <= box.x1 + 3 and box.y0 - 3 <= qy <= box.y1 + 3)
-            others = [(qx, qy) for qx, qy in named_px if math.hypot(qx - px, qy - py) > 1]
             score += 100 * sum(1 for qx, qy in others if box.x0 - 6 <= qx <= box.x1 + 6 and box.y0 - 6 <= qy <= box.y1 + 6)
             leader = [(px + (ox - px) * t / 16, py + (oy - py) * t / 16) for t in range(2, 17)]
             score += 100 * sum(1 for b in placed if any(b.contains(lx, ly) for lx, ly in leader))
