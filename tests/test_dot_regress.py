@@ -88,11 +88,17 @@ ELEMENT_BUNDLES = {
 ELEMENT_FAST = [("hif8-r16", "verilator"), ("cfloat8_143-r8", "verilator"), ("hif8xe4m3-r16", "icarus")]
 
 
+def _regress_elements(regress, bundle, sim, **kwargs):
+    """One element bundle, with stalls on stream units; a combinational unit runs alone (bundles are streams)."""
+    cfgs = ELEMENT_BUNDLES[bundle]
+    stream = cfgs[0]["stages"] > 0
+    return regress(cfgs if stream else cfgs[0], sim, stall=0.15 if stream else 0.0, **kwargs)
+
+
 @pytest.mark.sim
 @pytest.mark.parametrize("bundle, sim", ELEMENT_FAST)
 def test_hif8_cfloat8_dot_units(bundle, sim, regress):
-    stall = 0.15 if ELEMENT_BUNDLES[bundle][0]["stages"] else 0.0
-    result = regress(ELEMENT_BUNDLES[bundle], sim, vectors=300, seed=16, stall=stall)
+    result = _regress_elements(regress, bundle, sim, vectors=300, seed=16)
     assert result.vectors >= 300 + 30  # the directed dot products come first
 
 
@@ -101,6 +107,4 @@ def test_hif8_cfloat8_dot_units(bundle, sim, regress):
 @pytest.mark.parametrize("sim", ("verilator", "icarus"))
 @pytest.mark.parametrize("bundle", list(ELEMENT_BUNDLES))
 def test_hif8_cfloat8_dot_units_long(bundle, sim, regress):
-    cfgs = ELEMENT_BUNDLES[bundle]
-    stall = 0.15 if cfgs[0]["stages"] else 0.0
-    regress(cfgs if len(cfgs) > 1 else cfgs[0], sim, vectors=100_000, seed=1600, stall=stall)  # one unit: no bundle
+    _regress_elements(regress, bundle, sim, vectors=100_000, seed=1600)
