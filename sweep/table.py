@@ -8,7 +8,7 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from ..golden.errors import UnknownName
+from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..jobs import write_atomic
 
 __all__ = ["COLUMNS", "SweepResult", "memory_accesses", "memory_rel", "pareto"]
@@ -41,6 +41,10 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
     ``tol`` (dB) is the tables' resolution: a point that buys less than 0.01 dB with a higher cost — the
     tail where the f-bit accumulator, not the format, sets the QSNR — is not a step of the frontier.
     """
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)):
+        raise FpforgeTypeError(f"tol must be a number of dB, not {type(tol).__name__}")
+    if not (math.isfinite(tol) and tol >= 0):
+        raise FpforgeValueError(f"tol must be a finite number of dB >= 0, not {tol!r}")
     pts = [(r.get(x), r.get(y)) for r in rows]
     by_cost = {}
     for c, q in pts:

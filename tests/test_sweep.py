@@ -127,6 +127,10 @@ def test_pareto_rule():
             dict(cost=3.0, qsnr_db=31.005), dict(cost=4.0, qsnr_db=31.02)]
     # equal QSNR at a higher cost, or less than 0.01 dB more, is not a step of the frontier
     assert pareto(rows) == [False, True, False, True, None, True, False, True]
+    assert pareto(rows, tol=0) == [False, True, False, True, None, True, True, True]  # the strict rule
+    for bad, err in (("0.01", TypeError), (True, TypeError), (-0.01, ValueError), (float("nan"), ValueError)):
+        with pytest.raises(err, match="tol must be"):
+            pareto(rows, tol=bad)
 
 
 @pytest.fixture(scope="module")
