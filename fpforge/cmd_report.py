@@ -218,7 +218,7 @@ def headline_markdown() -> str:
     return "\n".join(md)
 
 
-def _proof_summary() -> str:
+def _proof_summary(path=None) -> str:
     """The proof table of docs/results.md in one line: rows run, rows with a mismatch, and the commit and date
     of the table. (The table, not this machine's proof store: a row's record is keyed by the golden model's
     sources, so any change to them leaves the store empty until `make prove` runs again, while the table
@@ -227,12 +227,16 @@ def _proof_summary() -> str:
 
     from .results import read_section
 
-    sec = read_section("proofs")
+    sec = read_section("proofs", path)
     if sec is None:
         return "no proof table yet (`make prove`)"
+    header = next((ln.split("|") for ln in sec.splitlines() if ln.startswith("| unit |")), None)
+    if header is None or " mismatches " not in header:
+        return "proof table without its header (`fpforge report proofs`)"
+    col = header.index(" mismatches ")
     lines = [ln for ln in sec.splitlines() if ln.startswith("| fpforge_")]
     run = [ln.split("|") for ln in lines if "not run" not in ln]
-    bad = sum(1 for cells in run if cells[7].strip() not in ("0",))
+    bad = sum(1 for cells in run if cells[col].strip() not in ("0",))
     when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", sec)
     at = f" (table of {when.group(1)}, commit {when.group(2)}; `make prove`)" if when else ""
     return f"{len(run)} of {len(lines)} rows, {bad} with a mismatch{at}"

@@ -88,23 +88,27 @@ def table_markdown(rows, *, total_seconds=None) -> str:
              "the Verilator C++ harness ([docs/prove.md](prove.md)); `sr` draws: seed 0, pattern i gets draw i.",
              "The wall time depends on the machine's load (its last column); the CPU time (the harness processes and "
              "the workers' Python side, golden model included, summed) does much less.",
-             "", "| unit | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | CPU time | date "
-                 "| machine |",
-             "|---|---|---|---|---|---:|---:|---:|---:|---|---|"]
+             "", "| unit | format | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | CPU time "
+                 "| date | machine |",
+             "|---|---|---|---|---|---|---:|---:|---:|---:|---|---|"]
     done = proved = 0
+    wall_sum = cpu_sum = 0.0
     for unit, cond, rec in rows:
         bias = "-" if cond.bias is None else str(cond.bias)
-        head = f"| {unit.top} | {cond.mode} | {cond.sat} | {bias} | `{unit.verilog_hash}` |"
+        head = f"| {unit.top} | {unit.cfg['format']} | {cond.mode} | {cond.sat} | {bias} | `{unit.verilog_hash}` |"
         if rec is None:
             lines.append(head + " not run | | | | | |")
             continue
         done += 1
         proved += rec["mismatches"] == 0
+        wall_sum += rec["seconds"]
+        cpu_sum += rec.get("cpu", 0.0)
         wall = _fmt_seconds(rec["seconds"]) + (" (resumed)" if rec.get("resumed") else "")
         cpu = _fmt_seconds(rec["cpu"]) if "cpu" in rec else "-"
         lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {cpu} | {rec['date']} | "
                             f"{rec['machine']} |")
     lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
+                  f"Summed over the rows run: wall {wall_sum / 3600:.2f} h, CPU {cpu_sum / 3600:.2f} h. "
                   "(resumed): the row finished a run interrupted earlier; its wall time is the last run's."]
     if total_seconds is not None:
         lines[-1] += f" Wall time of this run: {_fmt_seconds(total_seconds)}."

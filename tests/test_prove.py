@@ -202,5 +202,21 @@ def test_table_marks_rows_not_run():
     rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, cpu=140.2, resumed=0, date="2026-01-02 03:04",
                machine="2 cores")
     text = table_markdown([(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), None)])
-    assert f"| fpforge_enc_fp32_e2m1 | rne | 0 | - | `{unit.verilog_hash}` | 4,294,967,296 | 0 | 72 s | 140 s |" in text
+    assert f"| fpforge_enc_fp32_e2m1 | e2m1 | rne | 0 | - | `{unit.verilog_hash}` | 4,294,967,296 | 0 | 72 s | 140 s |" in text
     assert "| rne | 1 | - |" in text and "not run" in text and "1 of 2 rows run, 1 proved" in text
+    assert "Summed over the rows run: wall 0.02 h, CPU 0.04 h." in text
+
+
+def test_headline_counts_mismatch_rows(tmp_path):
+    from fpforge.cmd_report import _proof_summary
+    from fpforge.results import write_section
+    from fpforge.sim.prove_table import table_markdown
+
+    unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
+    rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, cpu=140.2, resumed=0, date="2026-01-02 03:04",
+               machine="2 cores")
+    rows = [(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), dict(rec, mismatches=3)),
+            (unit, Condition("ta", 0), None)]
+    path = tmp_path / "results.md"
+    write_section("proofs", table_markdown(rows), command="make prove", path=path)
+    assert _proof_summary(path).startswith("2 of 3 rows, 1 with a mismatch (table of ")
