@@ -195,12 +195,16 @@ def test_estimate_of_a_row(e4m3_unit, capsys):
     assert "total: " in out and "for 1 row on 2 idle cores" in out
 
 
+#: A finished row of the record, as RowStore keeps it (the proof table's tests).
+_ROW_RECORD = dict(vectors=1 << 32, mismatches=0, seconds=71.5, cpu=140.2, resumed=0, date="2026-01-02 03:04",
+                   machine="2 cores")
+
+
 def test_table_marks_rows_not_run():
     from fpforge.sim.prove_table import table_markdown
 
     unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
-    rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, cpu=140.2, resumed=0, date="2026-01-02 03:04",
-               machine="2 cores")
+    rec = dict(_ROW_RECORD)
     text = table_markdown([(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), None)])
     assert f"| fpforge_enc_fp32_e2m1 | e2m1 | rne | 0 | - | `{unit.verilog_hash}` | 4,294,967,296 | 0 | 72 s | 140 s |" in text
     assert "| rne | 1 | - |" in text and "not run" in text and "1 of 2 rows run, 1 proved" in text
@@ -213,8 +217,7 @@ def test_headline_counts_mismatch_rows(tmp_path):
     from fpforge.sim.prove_table import table_markdown
 
     unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
-    rec = dict(vectors=1 << 32, mismatches=0, seconds=71.5, cpu=140.2, resumed=0, date="2026-01-02 03:04",
-               machine="2 cores")
+    rec = dict(_ROW_RECORD)
     rows = [(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), dict(rec, mismatches=3)),
             (unit, Condition("ta", 0), None)]
     path = tmp_path / "results.md"
