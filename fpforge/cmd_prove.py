@@ -293,8 +293,9 @@ def _prove_all(args):
                 if rec is None:
                     todo.append(cond)
                 else:
+                    where = ", from docs/results.md" if rec.get("carried") else ""
                     print(f"  {unit.top} {cond.label()}: run earlier ({rec['date']}, {rec['mismatches']} "
-                          "mismatches)")
+                          f"mismatches{where})")
             if not todo:
                 continue
             print(f"proving {unit.top} ({unit.describe()}; Verilog sha256 {unit.verilog_hash}): {len(todo)} conditions")

@@ -7,6 +7,13 @@ roundings and a run-time ``sat`` port; a run-time-bias format (CFloat8) is prove
 :data:`~fpforge.sim.prove_unit.DEFAULT_BIASES` (0, 7, 31, 63). Each finished row is recorded with its
 wall time, date and machine, so a run that is interrupted, or done in parts (``--only``), ends with one
 table of every row; rows not proved yet say so.
+
+The table is the lasting record, the row store (in the user's cache) only a copy on one machine: each row
+of the table carries the first 16 hex digits of its record key (the prover's and the golden model's
+sources, the unit's harness spec and configuration, the condition, the seed), and :class:`RowStore` reads
+the proved rows of the committed table whose key is the one the row has today. A fresh clone on a new
+machine therefore goes on where the table stopped; a row whose unit, prover or golden model changed since
+has another key and is proved again.
 """
 
 from __future__ import annotations
@@ -20,7 +27,11 @@ try:
 except ImportError:
     from ._jobs_standin import MISSING, Store, digest
 
-__all__ = ["ESTIMATE_SAMPLE", "RowStore", "estimate", "record_configs", "table_markdown"]
+__all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "estimate", "record_configs", "row_key", "table_markdown",
+           "table_records"]
+
+#: Hex digits of a row's record key shown in the proof table (64 bits).
+KEY_DIGITS = 16
 
 
 def record_configs() -> list:
@@ -36,24 +47,78 @@ def record_configs() -> list:
     return out
 
 
+def row_key(unit: ProofUnit, cond, seed) -> str:
+    """Key of a row's record: a hash of everything the proof depended on."""
+    from .prove import golden_version, prover_version
+
+    return digest({"prover": prover_version(), "golden": golden_version(), "harness": unit.harness_spec.key,
+                   "cfg": unit.golden_cfg, "cond": list(cond), "seed": seed})
+
+
+def _parse_seconds(text):
+    """``"85 s"``, ``"3.2 min"`` (as :func:`_fmt_seconds` writes them) -> seconds."""
+    num, unit = text.split()
+    return float(num) * (60 if unit == "min" else 1)
+
+
+def table_records(section) -> dict:
+    """``{key prefix: record}`` of the rows of a proof table (the body of the section ``proofs``) that were
+    proved with no mismatch and carry their record key. (A row with mismatches is not carried: it is proved
+    again, so its counterexamples are printed.)"""
+    lines = (section or "").splitlines()
+    header = next((ln for ln in lines if ln.startswith("| unit |")), None)
+    if header is None:
+        return {}
+    names = [c.strip() for c in header.split("|")[1:-1]]
+    if "key" not in names:
+        return {}
+    out = {}
+    for ln in lines:
+        cells = [c.strip() for c in ln.split("|")[1:-1]]
+        if not ln.startswith("| fpforge_") or len(cells) != len(names):
+            continue
+        row = dict(zip(names, cells))
+        key = row["key"].strip("`")
+        try:
+            vectors, mismatches = (int(row[c].replace(",", "")) for c in ("vectors", "mismatches"))
+            wall = row["wall time"]
+            rec = dict(vectors=vectors, mismatches=mismatches, first=[],
+                       seconds=_parse_seconds(wall.replace("(resumed)", "")), resumed="(resumed)" in wall,
+                       date=row["date"], machine=row["machine"], carried=True)
+            if row["CPU time"] != "-":
+                rec["cpu"] = _parse_seconds(row["CPU time"])
+        except (KeyError, ValueError):
+            continue  # a row not run, or one edited by hand out of shape
+        if mismatches == 0 and len(key) == KEY_DIGITS:
+            out[key] = rec
+    return out
+
+
 class RowStore:
     """Finished rows of the record (a condition proved over the whole domain): vectors, mismatches, the
-    first mismatches, wall seconds, date and machine, keyed by everything the proof depended on."""
+    first mismatches, wall seconds, date and machine, keyed by everything the proof depended on.
 
-    def __init__(self, directory=None):
+    ``carried``: rows of a committed proof table (:func:`table_records`) to fall back on; by default those of
+    ``docs/results.md`` when ``directory`` is the default store, none otherwise.
+    """
+
+    def __init__(self, directory=None, carried=None):
         self.store = Store(cache_dir("prove") / "rows" if directory is None else directory)
+        if carried is None and directory is None:
+            from ..results import read_section
 
-    @staticmethod
-    def _key(unit: ProofUnit, cond, seed) -> str:
-        from .prove import golden_version, prover_version
+            carried = table_records(read_section("proofs"))
+        self.carried = carried or {}
 
-        return digest({"prover": prover_version(), "golden": golden_version(), "harness": unit.harness_spec.key,
-                       "cfg": unit.golden_cfg, "cond": list(cond), "seed": seed})
+    _key = staticmethod(row_key)
 
     def get(self, unit, cond, seed):
-        """The row's record, or None."""
-        rec = self.store.get(self._key(unit, cond, seed))
-        return None if rec is MISSING else rec
+        """The row's record (from this machine's store, else from the committed table), or None."""
+        key = self._key(unit, cond, seed)
+        rec = self.store.get(key)
+        if rec is MISSING:
+            return self.carried.get(key[:KEY_DIGITS])
+        return rec
 
     def put(self, unit, cond, seed, record) -> None:
         self.store.put(self._key(unit, cond, seed), record)
@@ -81,23 +146,29 @@ def _fmt_seconds(s):
     return f"{s:.0f} s" if s < 600 else f"{s / 60:.1f} min"
 
 
-def table_markdown(rows, *, total_seconds=None) -> str:
-    """Markdown of the proof table; ``rows`` are ``(unit, condition, record or None)``."""
+def table_markdown(rows, *, total_seconds=None, seed=None) -> str:
+    """Markdown of the proof table; ``rows`` are ``(unit, condition, record or None)``, proved with the draws of
+    ``seed`` (default :data:`~fpforge.sim.prove.PROOF_SEED`)."""
+    from .prove import PROOF_SEED
+
+    seed = PROOF_SEED if seed is None else seed
     lines = ["## Exhaustive proofs (`fpforge prove`)", "",
              "Every input pattern of each unit checked bit for bit (code and flags) against the golden model by "
              "the Verilator C++ harness ([docs/prove.md](prove.md)); `sr` draws: seed 0, pattern i gets draw i.",
-             "The wall time depends on the machine's load (its last column); the CPU time (the harness processes and "
-             "the workers' Python side, golden model included, summed) does much less.",
+             "The wall time depends on the machine and its load (column `machine`); the CPU time (the harness "
+             "processes and the workers' Python side, golden model included, summed) less so. `key`: the row's "
+             "record key (a hash of the prover's and the golden model's sources, the unit and the condition); a "
+             "fresh clone takes a row with today's key from this table instead of proving it again.",
              "", "| unit | format | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | CPU time "
-                 "| date | machine |",
-             "|---|---|---|---|---|---|---:|---:|---:|---:|---|---|"]
+                 "| date | machine | key |",
+             "|---|---|---|---|---|---|---:|---:|---:|---:|---|---|---|"]
     done = proved = 0
     wall_sum = cpu_sum = 0.0
     for unit, cond, rec in rows:
         bias = "-" if cond.bias is None else str(cond.bias)
         head = f"| {unit.top} | {unit.cfg['format']} | {cond.mode} | {cond.sat} | {bias} | `{unit.verilog_hash}` |"
         if rec is None:
-            lines.append(head + " not run | | | | | |")
+            lines.append(head + " not run | | | | | | |")
             continue
         done += 1
         proved += rec["mismatches"] == 0
@@ -105,8 +176,9 @@ def table_markdown(rows, *, total_seconds=None) -> str:
         cpu_sum += rec.get("cpu", 0.0)
         wall = _fmt_seconds(rec["seconds"]) + (" (resumed)" if rec.get("resumed") else "")
         cpu = _fmt_seconds(rec["cpu"]) if "cpu" in rec else "-"
+        key = row_key(unit, cond, seed)[:KEY_DIGITS]
         lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {cpu} | {rec['date']} | "
-                            f"{rec['machine']} |")
+                            f"{rec['machine']} | `{key}` |")
     lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
                   f"Summed over the rows run: wall {wall_sum / 3600:.2f} h, CPU {cpu_sum / 3600:.2f} h. "
                   "(resumed): the row finished a run interrupted earlier; its wall time is the last run's."]

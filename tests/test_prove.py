@@ -223,3 +223,27 @@ def test_headline_counts_mismatch_rows(tmp_path):
     path = tmp_path / "results.md"
     write_section("proofs", table_markdown(rows), command="make prove", path=path)
     assert _proof_summary(path).startswith("2 of 3 rows, 1 with a mismatch (table of ")
+
+
+def test_committed_table_carries_proved_rows_to_a_fresh_store(tmp_path):
+    from fpforge.results import read_section, write_section
+    from fpforge.sim.prove_table import RowStore, table_markdown, table_records
+
+    unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne", "ta")))
+    ok, bad, slow = Condition("rne", 0), Condition("rne", 1), Condition("ta", 0)
+    rows = [(unit, ok, dict(_ROW_RECORD)), (unit, bad, dict(_ROW_RECORD, mismatches=3)),
+            (unit, slow, dict(_ROW_RECORD, seconds=1234.0, resumed=1)), (unit, Condition("ta", 1), None)]
+    path = tmp_path / "results.md"
+    write_section("proofs", table_markdown(rows), command="make prove", path=path)
+    store = RowStore(tmp_path / "rows", carried=table_records(read_section("proofs", path)))
+    got = store.get(unit, ok, 0)
+    assert got is not None and got["carried"] and got["mismatches"] == 0 and got["vectors"] == 1 << 32
+    assert (got["seconds"], got["cpu"], got["date"]) == (72.0, 140.0, "2026-01-02 03:04")
+    assert store.get(unit, slow, 0)["seconds"] == 1236.0 and store.get(unit, slow, 0)["resumed"]
+    # A row with mismatches is proved again (to print its counterexamples); another seed is another key.
+    assert store.get(unit, bad, 0) is None and store.get(unit, ok, 1) is None
+    assert store.get(unit, Condition("ta", 1), 0) is None
+    # Written again from the carried rows, the table is the same.
+    again = [(u, c, store.get(u, c, 0)) for u, c, _ in rows]
+    again[1] = rows[1]
+    assert table_markdown(again) == table_markdown(rows)
