@@ -226,17 +226,17 @@ def _proof_summary(path=None) -> str:
     import re
 
     from .results import read_section
+    from .sim.prove_table import table_rows
 
     sec = read_section("proofs", path)
     if sec is None:
         return "no proof table yet (`make prove`)"
-    header = next((ln.split("|") for ln in sec.splitlines() if ln.startswith("| unit |")), None)
-    if header is None or " mismatches " not in header:
+    names, lines = table_rows(sec)
+    if names is None or "mismatches" not in names:
         return "proof table without its header (`fpforge report proofs`)"
-    col = header.index(" mismatches ")
-    lines = [ln for ln in sec.splitlines() if ln.startswith("| fpforge_")]
-    run = [ln.split("|") for ln in lines if "not run" not in ln]
-    bad = sum(1 for cells in run if cells[col].strip() not in ("0",))
+    col = names.index("mismatches")
+    run = [cells for cells in lines if "not run" not in cells]
+    bad = sum(1 for cells in run if cells[col] != "0")
     when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", sec)
     at = f" (table of {when.group(1)}, commit {when.group(2)}; `make prove`)" if when else ""
     return f"{len(run)} of {len(lines)} rows, {bad} with a mismatch{at}"

@@ -28,7 +28,7 @@ except ImportError:
     from ._jobs_standin import MISSING, Store, digest
 
 __all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "estimate", "record_configs", "row_key", "table_markdown",
-           "table_records"]
+           "table_records", "table_rows"]
 
 #: Hex digits of a row's record key shown in the proof table (64 bits).
 KEY_DIGITS = 16
@@ -61,21 +61,30 @@ def _parse_seconds(text):
     return float(num) * (60 if unit == "min" else 1)
 
 
+def table_rows(section):
+    """``(column names, rows)`` of a proof table (the body of the section ``proofs``), each row its list of
+    stripped cells; ``(None, [])`` when the table has no header."""
+    lines = (section or "").splitlines()
+    header = next((ln for ln in lines if ln.startswith("| unit |")), None)
+    if header is None:
+        return None, []
+
+    def cells(line):
+        return [c.strip() for c in line.split("|")[1:-1]]
+
+    return cells(header), [cells(ln) for ln in lines if ln.startswith("| fpforge_")]
+
+
 def table_records(section) -> dict:
     """``{key prefix: record}`` of the rows of a proof table (the body of the section ``proofs``) that were
     proved with no mismatch and carry their record key. (A row with mismatches is not carried: it is proved
     again, so its counterexamples are printed.)"""
-    lines = (section or "").splitlines()
-    header = next((ln for ln in lines if ln.startswith("| unit |")), None)
-    if header is None:
-        return {}
-    names = [c.strip() for c in header.split("|")[1:-1]]
-    if "key" not in names:
+    names, rows = table_rows(section)
+    if names is None or "key" not in names:
         return {}
     out = {}
-    for ln in lines:
-        cells = [c.strip() for c in ln.split("|")[1:-1]]
-        if not ln.startswith("| fpforge_") or len(cells) != len(names):
+    for cells in rows:
+        if len(cells) != len(names):
             continue
         row = dict(zip(names, cells))
         key = row["key"].strip("`")
@@ -110,18 +119,16 @@ class RowStore:
             carried = table_records(read_section("proofs"))
         self.carried = carried or {}
 
-    _key = staticmethod(row_key)
-
     def get(self, unit, cond, seed):
         """The row's record (from this machine's store, else from the committed table), or None."""
-        key = self._key(unit, cond, seed)
+        key = row_key(unit, cond, seed)
         rec = self.store.get(key)
         if rec is MISSING:
             return self.carried.get(key[:KEY_DIGITS])
         return rec
 
     def put(self, unit, cond, seed, record) -> None:
-        self.store.put(self._key(unit, cond, seed), record)
+        self.store.put(row_key(unit, cond, seed), record)
 
 
 #: Patterns per sample of :func:`estimate`, at 0x3c000000 (FP32 values from 2^-7 up).
@@ -146,12 +153,11 @@ def _fmt_seconds(s):
     return f"{s:.0f} s" if s < 600 else f"{s / 60:.1f} min"
 
 
-def table_markdown(rows, *, total_seconds=None, seed=None) -> str:
-    """Markdown of the proof table; ``rows`` are ``(unit, condition, record or None)``, proved with the draws of
-    ``seed`` (default :data:`~fpforge.sim.prove.PROOF_SEED`)."""
+def table_markdown(rows, *, total_seconds=None) -> str:
+    """Markdown of the proof table; ``rows`` are ``(unit, condition, record or None)`` of the record (draws of
+    :data:`~fpforge.sim.prove.PROOF_SEED`)."""
     from .prove import PROOF_SEED
 
-    seed = PROOF_SEED if seed is None else seed
     lines = ["## Exhaustive proofs (`fpforge prove`)", "",
              "Every input pattern of each unit checked bit for bit (code and flags) against the golden model by "
              "the Verilator C++ harness ([docs/prove.md](prove.md)); `sr` draws: seed 0, pattern i gets draw i.",
@@ -176,7 +182,7 @@ def table_markdown(rows, *, total_seconds=None, seed=None) -> str:
         cpu_sum += rec.get("cpu", 0.0)
         wall = _fmt_seconds(rec["seconds"]) + (" (resumed)" if rec.get("resumed") else "")
         cpu = _fmt_seconds(rec["cpu"]) if "cpu" in rec else "-"
-        key = row_key(unit, cond, seed)[:KEY_DIGITS]
+        key = row_key(unit, cond, PROOF_SEED)[:KEY_DIGITS]
         lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {cpu} | {rec['date']} | "
                             f"{rec['machine']} | `{key}` |")
     lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
