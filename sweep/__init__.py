@@ -20,7 +20,7 @@ if __name__ != "fpforge.sweep":  # the folder imported as a top-level package: a
 from .run import evaluate, run
 from .space import PRESETS, Space, load_space, point, preset_points
 from .spaces import SPACES
-from .table import COLUMNS, SweepResult, memory_accesses, memory_rel, pareto
+from .table import COLUMNS, SweepResult, memory_accesses, memory_rel, pareto, read_csv
 
 __all__ = ["COLUMNS", "PRESETS", "SPACES", "Space", "SweepResult", "evaluate", "load_space", "memory_accesses",
-           "memory_rel", "pareto", "point", "preset_points", "run"]
+           "memory_rel", "pareto", "point", "preset_points", "read_csv", "run"]

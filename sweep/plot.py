@@ -1,5 +1,7 @@
 """The sweep's figure (the MX paper's Fig. 7): QSNR against cost = area x memory relative to FP8, log x axis,
-every point coloured by its bits per element, the Pareto frontier as a line, the named formats labelled."""
+every point coloured by its bits per element, the Pareto frontier as a line, every named format labelled (its
+marker drawn above the frontier line), and a caption saying how the INT/FP8 points' per-vector FP32 scale
+is counted."""
 
 from __future__ import annotations
 
@@ -7,17 +9,62 @@ import io
 import math
 
 from ..golden.errors import FpforgeValueError
+from .table import SCALE_BITS, SCALED_FAMILIES
 
-__all__ = ["LABELS", "plot_pareto"]
+__all__ = ["LABELS", "label", "pareto_figure", "plot_pareto", "scale_caption"]
 
-#: Points labelled on the figure (row name -> label), when present.
+#: Points labelled on the figure (row name -> label), when present; ``intN`` points are labelled ``INTN``
+#: (:func:`label`).
 LABELS = {"mx9": "MX9", "mx6": "MX6", "mx4": "MX4", "e4m3": "E4M3", "e5m2": "E5M2", "msfp12": "MSFP12",
           "msfp16": "MSFP16", "mxfp8_e4m3": "MXFP8 (E4M3)", "mxfp8_e5m2": "MXFP8 (E5M2)", "mxint8": "MXINT8",
-          "mxfp6_e3m2": "MXFP6 (E3M2)", "mxfp4_e2m1": "MXFP4", "int8": "INT8"}
+          "mxfp6_e3m2": "MXFP6 (E3M2)", "mxfp6_e2m3": "MXFP6 (E2M3)", "mxfp4_e2m1": "MXFP4", "int8": "INT8",
+          "hif8": "HiF8", "cfloat8_143": "CFloat8 1-4-3", "cfloat8_152": "CFloat8 1-5-2"}
+
+#: Marks the label of a point whose QSNR uses a per-vector FP32 scale outside its format (the caption says).
+SCALE_MARK = "*"
+
+
+def label(row):
+    """The figure's label of a row (a dict with ``name`` and ``family``), or None for an unnamed grid point.
+    Points whose QSNR uses a per-vector FP32 scale outside the format (INT, FP8) end in ``*``."""
+    name = row["name"]
+    text = LABELS.get(name)
+    if text is None and row.get("family") == "int" and name.startswith("int") and name[3:].isdigit():
+        text = name.upper()
+    if text is None:
+        return None
+    return text + SCALE_MARK if row.get("family") in SCALED_FAMILIES else text
+
+
+def scale_caption(rows):
+    """The caption line on the INT/FP8 points' per-vector FP32 scale under the rows' reading (None: no such
+    point)."""
+    from .space import VECTOR_LENGTH
+
+    scaled = [r for r in rows if r.get("family") in SCALED_FAMILIES]
+    if not scaled:
+        return None
+    per = SCALE_BITS / VECTOR_LENGTH
+    if any(r.get("scale_bits_counted") for r in scaled):
+        return (f"{SCALE_MARK} INT and FP8 points: QSNR with a per-vector FP32 scale ({SCALE_BITS} bits per "
+                f"{VECTOR_LENGTH} values), COUNTED here: +{per:g} bits per element in their bits, memory and cost "
+                "(--count-scale-bits).")
+    return (f"{SCALE_MARK} INT and FP8 points: QSNR with a per-vector FP32 scale ({SCALE_BITS} bits per {VECTOR_LENGTH}"
+            f" values) that their bits per element and memory do NOT count (the paper's reading; "
+            f"--count-scale-bits adds +{per:g} bits per element).")
+
 
 # Label offsets tried around a point (points), nearest first.
-_OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.8, 2.7, 3.8) for dx, dy in
-            ((14, 10), (14, -14), (-14, 10), (-14, -14), (0, 16), (0, -20), (22, 0), (-22, 0))]
+_OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.4, 1.8, 2.3, 2.7, 3.2, 3.8) for dx, dy in
+            ((14, 10), (14, -14), (-14, 10), (-14, -14), (0, 16), (0, -20), (22, 0), (-22, 0),
+             (8, 18), (-8, 18), (8, -20), (-8, -20), (22, 6), (-22, 6), (22, -8), (-22, -8))]
+
+
+def _crosses(a, b, c, d):
+    """Whether segments ab and cd cross (proper intersection)."""
+    def side(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
 
 
 def _place_labels(ax, fig, items, xy_all):
@@ -33,7 +80,7 @@ def _place_labels(ax, fig, items, xy_all):
     frame = ax.get_window_extent(renderer)
     scale = fig.dpi / 72.0
     fontsize = 8.5
-    placed = []
+    placed, leaders = [], []
     named_px = [tuple(to_px((x, y))) for x, y, _ in items]
     for x, y, text in sorted(items, key=lambda t: (t[0], -t[1])):
         w, h, _ = renderer.get_text_width_height_descent(text, _font(fontsize), ismath=False)
@@ -52,6 +99,7 @@ def _place_labels(ax, fig, items, xy_all):
             leader = [(px + (ox - px) * t / 16, py + (oy - py) * t / 16) for t in range(2, 17)]
             score += 100 * sum(1 for b in placed if any(b.contains(lx, ly) for lx, ly in leader))
             score += 100 * sum(1 for qx, qy in others if any(math.hypot(qx - lx, qy - ly) < 7 for lx, ly in leader))
+            score += 50 * sum(1 for a, b in leaders if _crosses((px, py), (ox, oy), a, b))
             if not (frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1):
                 score += 1000
             score += math.hypot(dx, dy) / 100
@@ -59,17 +107,23 @@ def _place_labels(ax, fig, items, xy_all):
                 best = (score, dx, dy, box)
         _, dx, dy, box = best
         placed.append(box)
+        leaders.append(((px, py), (px + dx * scale, py + dy * scale)))
         ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
                     ha="left" if dx > 0 else "right" if dx < 0 else "center",
                     va="bottom" if dy > 0 else "top" if dy < 0 else "center",
                     bbox=dict(boxstyle="round,pad=0.2", fc="white", ec="none", alpha=0.85),
-                    arrowprops=dict(arrowstyle="-", lw=0.6, color="0.25", shrinkA=0, shrinkB=4), zorder=6)
+                    arrowprops=dict(arrowstyle="-", lw=0.6, color="0.25", shrinkA=0, shrinkB=4), zorder=_Z_LABEL)
 
 
 def _font(size):
     from matplotlib.font_manager import FontProperties
 
     return FontProperties(size=size)
+
+
+# Drawing order: grid, points, the frontier line and its rings, then the named formats' markers above the
+# line (a named point on the frontier stays visible), then the labels.
+_Z_POINTS, _Z_FRONT, _Z_NAMED, _Z_LABEL = 3, 4, 7, 8
 
 
 def plot_pareto(result, fmt="png", title=None) -> bytes:
@@ -79,47 +133,68 @@ def plot_pareto(result, fmt="png", title=None) -> bytes:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator
 
     if fmt not in ("png", "svg"):
         raise FpforgeValueError(f"figure format must be png or svg, not {fmt!r}")
+    with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none", "font.size": 10}):
+        fig = pareto_figure(result, title)
+        try:
+            buf = io.BytesIO()
+            meta = {"Software": None} if fmt == "png" else {"Creator": None, "Date": None}
+            fig.savefig(buf, format=fmt, metadata=meta)
+        finally:
+            plt.close(fig)
+    return buf.getvalue()
+
+
+def pareto_figure(result, title=None):
+    """The figure of :func:`plot_pareto` as a matplotlib Figure (the caller closes it): its axes' texts are
+    the labels (``ax.texts``), ``fig.texts`` the caption."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
     rows = [r for r in result.rows if r.get("cost") is not None and r.get("qsnr_db") is not None
             and math.isfinite(r["qsnr_db"])]
     if not rows:
         raise FpforgeValueError("nothing to plot: no point has both a QSNR and a cost (run with synthesis)")
     sp = result.space
-    with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none", "font.size": 10}):
-        fig, ax = plt.subplots(figsize=(9, 6), dpi=150)
-        xs = [r["cost"] for r in rows]
-        ys = [r["qsnr_db"] for r in rows]
-        bits = [r["bits_per_element"] for r in rows]
-        sc = ax.scatter(xs, ys, c=bits, cmap="viridis", s=14, alpha=0.75, linewidths=0, zorder=3)
-        front = sorted((r["cost"], r["qsnr_db"]) for r in rows if r.get("pareto"))
-        if front:
-            fx, fy = zip(*front)
-            ax.step(fx, fy, where="post", color="crimson", lw=1.4, zorder=4, label="Pareto frontier")
-            ax.scatter(fx, fy, s=22, facecolors="none", edgecolors="crimson", lw=0.9, zorder=4)
-        named = [r for r in rows if r["name"] in LABELS]
-        ax.scatter([r["cost"] for r in named], [r["qsnr_db"] for r in named], s=46, marker="D",
-                   c=[r["bits_per_element"] for r in named], cmap="viridis", vmin=min(bits), vmax=max(bits),
-                   edgecolors="black", linewidths=0.9, zorder=5)
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(LogLocator(base=2))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.axvline(1.0, color="0.5", lw=0.8, ls="--", zorder=1)
-        ax.set_xlabel("cost = dot-product area × memory, relative to FP8 (E4M3 + E5M2) = 1   (log scale)")
-        ax.set_ylabel("QSNR (dB), mean over vectors")
-        ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
-        cb = fig.colorbar(sc, ax=ax, pad=0.015)
-        cb.set_label("bits per element")
-        ax.scatter([], [], s=46, marker="D", facecolors="none", edgecolors="black", label="named formats")
-        ax.legend(loc="lower right", fontsize=9, frameon=True)
-        ax.set_title(title or f"{sp.name}: {len(rows)} formats, r = {sp.r}, f = {sp.f}, {sp.vectors:,} vectors",
-                     fontsize=11)
+    caption = scale_caption(rows)
+    fig, ax = plt.subplots(figsize=(9, 6.4 if caption else 6), dpi=150)
+    xs = [r["cost"] for r in rows]
+    ys = [r["qsnr_db"] for r in rows]
+    bits = [r["bits_per_element"] for r in rows]
+    sc = ax.scatter(xs, ys, c=bits, cmap="viridis", s=14, alpha=0.75, linewidths=0, zorder=_Z_POINTS)
+    front = sorted((r["cost"], r["qsnr_db"]) for r in rows if r.get("pareto"))
+    if front:
+        fx, fy = zip(*front)
+        ax.step(fx, fy, where="post", color="crimson", lw=1.4, zorder=_Z_FRONT, label="Pareto frontier")
+        ax.scatter(fx, fy, s=22, facecolors="none", edgecolors="crimson", lw=0.9, zorder=_Z_FRONT)
+    named = [(r, label(r)) for r in rows if label(r)]
+    ax.scatter([r["cost"] for r, _ in named], [r["qsnr_db"] for r, _ in named], s=46, marker="D",
+               c=[r["bits_per_element"] for r, _ in named], cmap="viridis", vmin=min(bits), vmax=max(bits),
+               edgecolors="black", linewidths=0.9, zorder=_Z_NAMED, gid="named")
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(LogLocator(base=2))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.axvline(1.0, color="0.5", lw=0.8, ls="--", zorder=1)
+    ax.set_xlabel("cost = dot-product area × memory, relative to FP8 (E4M3 + E5M2 unit, 8 bits) = 1   (log scale)")
+    ax.set_ylabel("QSNR (dB), mean over vectors")
+    ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
+    cb = fig.colorbar(sc, ax=ax, pad=0.015)
+    cb.set_label("bits per element")
+    ax.scatter([], [], s=46, marker="D", facecolors="none", edgecolors="black", label="named formats")
+    ax.legend(loc="lower right", fontsize=9, frameon=True)
+    ax.set_title(title or f"{sp.name}: {len(rows)} formats, r = {sp.r}, f = {sp.f}, {sp.vectors:,} vectors"
+                 + (", INT/FP8 scale bits counted" if result.scale_bits_counted else ""), fontsize=11)
+    if caption:
+        import textwrap
+
+        fig.text(0.01, 0.01, "\n".join(textwrap.wrap(caption, 150)), fontsize=8, ha="left", va="bottom")
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
+    else:
         fig.tight_layout()
-        _place_labels(ax, fig, [(r["cost"], r["qsnr_db"], LABELS[r["name"]]) for r in named], list(zip(xs, ys)))
-        buf = io.BytesIO()
-        meta = {"Software": None} if fmt == "png" else {"Creator": None, "Date": None}
-        fig.savefig(buf, format=fmt, metadata=meta)
-        plt.close(fig)
-    return buf.getvalue()
+    _place_labels(ax, fig, [(r["cost"], r["qsnr_db"], text) for r, text in named], list(zip(xs, ys)))
+    return fig

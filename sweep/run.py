@@ -9,7 +9,7 @@ from ..golden.errors import FpforgeTypeError
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
 from .evaluate import area_key, area_task, numerics_key, numerics_task, unit_spec, verilog_key, verilog_task
 from .space import Space, load_space
-from .table import SweepResult, memory_rel, pareto
+from .table import SweepResult, memory_rel, pareto, with_scale_bits
 
 __all__ = ["evaluate", "run"]
 
@@ -180,6 +180,7 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
         rows.append(row)
     for row, on in zip(rows, pareto(rows)):
         row["pareto"] = on
+    rows = with_scale_bits(rows, False)  # (the qsnr_scale and scale_bits_counted columns; nothing moves)
     stats.update(seconds=time.monotonic() - t0, corrupt=(store.corrupt - corrupt0) if store else 0,
                  failed=sum(isinstance(o, TaskFailure) for o in results.values()))
     stats["computed"] = stats["tasks"] - stats["cached"]

@@ -11,12 +11,21 @@ from dataclasses import dataclass, field
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..jobs import write_atomic
 
-__all__ = ["COLUMNS", "SweepResult", "memory_accesses", "memory_rel", "pareto"]
+__all__ = ["COLUMNS", "SCALE_BITS", "SCALED_FAMILIES", "SweepResult", "memory_accesses", "memory_rel", "pareto",
+           "read_csv", "with_scale_bits"]
 
-#: CSV columns, in order (the issue's list, then the unit's synthesis facts and the error of a failed point).
+#: CSV columns, in order (the issue's list, then the unit's synthesis facts, the reading of the INT/FP8 points'
+#: scale and the error of a failed point).
 COLUMNS = ("name", "family", "m", "k1", "d1", "k2", "d2", "r", "f", "bits_per_element", "qsnr_db", "qsnr_p5_db",
            "area_um2", "ge", "area_rel", "memory_rel", "cost", "pareto", "fp8_area_um2", "cell_count",
-           "flip_flops", "logic_depth", "error")
+           "flip_flops", "logic_depth", "qsnr_scale", "scale_bits_counted", "error")
+
+#: Families whose QSNR is measured with a per-vector FP32 amax scale that is not part of the format (INT-like,
+#: E4M3/E5M2, HiF8, CFloat8): ``qsnr_scale`` = ``fp32_per_vector``. BDR and OCP MX points carry their scales
+#: in their bits (``in_format``).
+SCALED_FAMILIES = ("fp", "int")
+#: Bits of that scale: one FP32 per vector of 256 values (``--count-scale-bits`` adds 32 / 256 bits per element).
+SCALE_BITS = 32
 
 #: Values per memory tile and bits per memory access (the paper: a 256-element tile, a 64-byte interface).
 TILE = 256
@@ -57,6 +66,113 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
     return [None if c is None or q is None else q >= by_cost[c] and q > below[c] + tol for c, q in pts]
 
 
+def _scale_columns(row, counted):
+    """``row`` with its ``qsnr_scale`` and ``scale_bits_counted`` (None for formats that hold their scales)."""
+    scaled = row.get("family") in SCALED_FAMILIES
+    return dict(row, qsnr_scale="fp32_per_vector" if scaled else "in_format",
+                scale_bits_counted=bool(counted) if scaled else None)
+
+
+def with_scale_bits(rows, counted) -> list:
+    """The rows under one reading of the INT/FP8 points' per-vector FP32 scale: ``counted=False`` (their bits
+    per element are the format's, as the paper counts them) or True (+32 bits per 256-value vector, 0.125 per
+    element, in their bits, memory and cost). The other points are unchanged; the frontier is recomputed
+    when anything moved. Rows already in that reading are returned as they are (new dicts)."""
+    if not isinstance(counted, bool):
+        raise FpforgeTypeError(f"counted must be True or False, not {counted!r}")
+    from .space import VECTOR_LENGTH
+
+    per = SCALE_BITS / VECTOR_LENGTH
+    out, moved = [], False
+    for r in rows:
+        r = dict(r)
+        if r.get("family") in SCALED_FAMILIES and bool(r.get("scale_bits_counted")) != counted:
+            r["bits_per_element"] = r["bits_per_element"] + (per if counted else -per)
+            r["memory_rel"] = memory_rel(r["bits_per_element"])
+            if r.get("area_rel") is not None:
+                r["cost"] = r["area_rel"] * r["memory_rel"]
+            moved = True
+        out.append(_scale_columns(r, counted))
+    if moved:
+        for r, on in zip(out, pareto(out)):
+            r["pareto"] = on
+    return out
+
+
+#: How read_csv converts each column (str: as is; "" means missing, None).
+_CSV_TYPES = dict(m=int, k1=int, d1=int, k2=int, d2=int, r=int, f=int, bits_per_element=float, qsnr_db=float,
+                  qsnr_p5_db=float, area_um2=float, ge=float, area_rel=float, memory_rel=float, cost=float,
+                  pareto="bool", fp8_area_um2=float, cell_count=int, flip_flops=int, logic_depth=int,
+                  scale_bits_counted="bool")
+_CSV_NEEDED = ("name", "family", "bits_per_element", "qsnr_db", "area_rel", "memory_rel", "cost", "pareto")
+
+
+def read_csv(path, space) -> "SweepResult":
+    """A :class:`SweepResult` from a sweep's CSV (``result.csv()``, ``fpforge sweep -o``) and the space it was
+    measured on (a name, a TOML file or a Space: its name, r, f and vectors title the figure): re-plot and
+    re-derive the claims without measuring again. Every row must be a point of ``space``. A CSV written before
+    the ``qsnr_scale``/``scale_bits_counted`` columns existed is read as "scale bits not counted"."""
+    from .space import Space, load_space
+
+    sp = load_space(space)
+    if not isinstance(sp, Space):
+        raise FpforgeValueError(f"{sp.name!r} is an area table: a CSV is re-read for a dot-product space")
+    name = str(path)
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            header = reader.fieldnames or []
+            missing = [c for c in _CSV_NEEDED if c not in header]
+            if missing:
+                raise FpforgeValueError(f"{name}: not a sweep CSV: no column(s) {', '.join(missing)} (a sweep's "
+                                        "CSV has the columns of fpforge.sweep.COLUMNS)")
+            rows = []
+            for line, raw in enumerate(reader, start=2):
+                rows.append(_csv_row(raw, name, line))
+    except (OSError, UnicodeDecodeError) as e:
+        raise FpforgeValueError(f"cannot read {name!r}: {getattr(e, 'strerror', None) or e}") from None
+    except csv.Error as e:
+        raise FpforgeValueError(f"{name}: not a valid CSV: {e}") from None
+    if not rows:
+        raise FpforgeValueError(f"{name}: holds no points")
+    known = {p["name"] for p in sp.points}
+    alien = [r["name"] for r in rows if r["name"] not in known]
+    if alien:
+        raise FpforgeValueError(f"{name}: {len(alien)} point(s) not in space {sp.name!r} ({', '.join(alien[:3])}"
+                                f"{', ...' if len(alien) > 3 else ''}): give the space the CSV was measured on")
+    failures = [(r["name"], r["error"]) for r in rows if r.get("error")]
+    return SweepResult(sp, rows, failures, dict(source=name))
+
+
+def _csv_row(raw, name, line):
+    row = {}
+    for k, v in raw.items():
+        if k is None:
+            raise FpforgeValueError(f"{name} line {line}: more values than columns")
+        kind = _CSV_TYPES.get(k, str)
+        if v is None:
+            raise FpforgeValueError(f"{name} line {line}: fewer values than columns")
+        if v == "":
+            row[k] = None
+        elif kind == "bool":
+            if v not in ("0", "1"):
+                raise FpforgeValueError(f"{name} line {line}: {k} must be 0 or 1, not {v!r}")
+            row[k] = v == "1"
+        else:
+            try:
+                row[k] = kind(v)
+            except ValueError:
+                raise FpforgeValueError(f"{name} line {line}: {k} must be {'an integer' if kind is int else 'a number'}"
+                                        f", not {v!r}") from None
+            if kind is float and not math.isfinite(row[k]) and k not in ("qsnr_db", "qsnr_p5_db"):
+                raise FpforgeValueError(f"{name} line {line}: {k} must be finite, not {v!r}")
+    if not row.get("name") or row.get("bits_per_element") is None:
+        raise FpforgeValueError(f"{name} line {line}: a point needs a name and its bits_per_element")
+    if row.get("scale_bits_counted") is None and row.get("family") in SCALED_FAMILIES:
+        row["scale_bits_counted"] = False
+    return _scale_columns(row, bool(row.get("scale_bits_counted")))
+
+
 def _csv_value(v):
     if v is None:
         return ""
@@ -79,13 +195,23 @@ class SweepResult:
         the unit's synthesis took when it was computed), ``yosys`` and ``verilog_sha256``.
     failures : list of (name, message)
     stats : dict
-        ``tasks``, ``cached``, ``computed``, ``failed``, ``seconds``, ``executor``.
+        ``tasks``, ``cached``, ``computed``, ``failed``, ``seconds``, ``executor`` (``source``: the CSV a
+        result re-read by :func:`read_csv` came from).
     """
 
     space: object
     rows: list
     failures: list = field(default_factory=list)
     stats: dict = field(default_factory=dict)
+
+    @property
+    def scale_bits_counted(self) -> bool:
+        """True when the INT/FP8 points' per-vector FP32 scale is counted in their bits, memory and cost."""
+        return any(r.get("scale_bits_counted") for r in self.rows)
+
+    def with_scale_bits(self, counted) -> "SweepResult":
+        """This result under the other (or the same) reading of the INT/FP8 scale: :func:`with_scale_bits`."""
+        return SweepResult(self.space, with_scale_bits(self.rows, counted), list(self.failures), dict(self.stats))
 
     def row(self, name) -> dict:
         for r in self.rows:
