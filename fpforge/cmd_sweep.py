@@ -39,6 +39,12 @@ def add_parser(subparsers):
     p.add_argument("--vectors", type=int, default=None, help="QSNR vectors (default: the space's, 10000)")
     p.add_argument("--seed", type=int, default=None, help="seed of the QSNR vectors (default: the space's, 0)")
     p.add_argument("--no-synth", action="store_true", help="QSNR, bits and memory only: no synthesis")
+    p.add_argument("--from-csv", default=None, metavar="FILE",
+                   help="measure nothing: re-read the points of SPACE from FILE (a sweep's CSV, e.g. "
+                        "docs/results/paper.csv) for --plot, --claims, -o, --json and --results")
+    p.add_argument("--count-scale-bits", action="store_true",
+                   help="count the per-vector FP32 scale of the INT and FP8 points' QSNR in their bits, memory "
+                        "and cost (+32 bits per 256 values); default: not counted, as the paper counts them")
     p.add_argument("--flow", choices=FLOWS, default=None,
                    help="synthesis flow (default: the space's, standard = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
@@ -83,6 +89,8 @@ def run(args) -> int:
             raise FpforgeValueError(f"{opt} must be {'>= 1' if opt == '--vectors' else '>= 0'}, not {v}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    if args.from_csv is not None:
+        return _run_csv(args, out_csv, out_json, out_plot)
     space = load_space(args.space)
     if args.flow is not None and getattr(space, "kind", "dot") == "dot":
         space = space.with_(flow=args.flow)
@@ -95,6 +103,33 @@ def run(args) -> int:
                                                      vectors=args.vectors, seed=args.seed))
     if result is None:
         return 130
+    if args.count_scale_bits:
+        result = result.with_scale_bits(True)
+    return _outputs(args, result, out_csv, out_json, out_plot)
+
+
+def _run_csv(args, out_csv, out_json, out_plot):
+    """--from-csv: the outputs from a CSV of measured points (nothing is measured)."""
+    from .sweep import read_csv
+
+    given = [opt for opt, on in (("--vectors", args.vectors is not None), ("--seed", args.seed is not None),
+                                 ("--no-synth", args.no_synth), ("--flow", args.flow is not None),
+                                 ("--jobs", args.jobs is not None), ("--scheduler", args.scheduler is not None),
+                                 ("--cache", args.cache is not None), ("--no-cache", args.no_cache)) if on]
+    if given:
+        raise FpforgeValueError(f"--from-csv re-reads measured points: {', '.join(given)} apply to a sweep that "
+                                "measures them")
+    if not os.path.isfile(args.from_csv):
+        raise FpforgeValueError(f"--from-csv: {args.from_csv!r} is not a file" if os.path.exists(args.from_csv)
+                                else f"--from-csv: no such file {args.from_csv!r}")
+    result = read_csv(args.from_csv, args.space).with_scale_bits(bool(args.count_scale_bits))
+    if (out_plot or args.claims) and not any(r.get("cost") is not None for r in result.rows):
+        raise FpforgeValueError(f"--plot and --claims need areas: {args.from_csv!r} has no cost column values "
+                                "(a --no-synth sweep)")
+    return _outputs(args, result, out_csv, out_json, out_plot)
+
+
+def _outputs(args, result, out_csv, out_json, out_plot):
     if out_csv:
         _write(out_csv, result.csv())
     if out_json:
@@ -110,7 +145,7 @@ def run(args) -> int:
     if args.results:
         from .sweep.report import write_results
 
-        print(f"wrote {write_results(result, _command(args))}")
+        print(f"wrote {write_results(result, _command(args), from_csv=args.from_csv)}")
     if not (out_csv or out_json or args.claims) or out_csv != "-":
         print(result.summary(), file=sys.stderr if out_csv == "-" else sys.stdout)
     return 1 if result.failures else 0
@@ -131,9 +166,10 @@ def _on_executor(args, work):
 def _run_area(args, space, cache, out_csv, out_json, out_plot):
     from .sweep.area import run_area
 
-    if out_plot or args.claims or args.no_synth or args.vectors is not None or args.seed is not None or args.flow:
-        raise FpforgeValueError(f"{space.name} is an area table: --plot, --claims, --no-synth, --vectors, --seed "
-                                "and --flow apply to dot-product spaces")
+    if (out_plot or args.claims or args.no_synth or args.vectors is not None or args.seed is not None or args.flow
+            or args.count_scale_bits):
+        raise FpforgeValueError(f"{space.name} is an area table: --plot, --claims, --no-synth, --vectors, --seed, "
+                                "--flow and --count-scale-bits apply to dot-product spaces")
     table = _on_executor(args, lambda ex: run_area(space, executor=ex, cache=cache))
     if table is None:
         return 130
@@ -152,6 +188,10 @@ def _run_area(args, space, cache, out_csv, out_json, out_plot):
 
 def _command(args):
     parts = ["fpforge sweep", str(args.space)]
+    if args.from_csv is not None:
+        parts.append(f"--from-csv {args.from_csv}")
+    if args.count_scale_bits:
+        parts.append("--count-scale-bits")
     if args.vectors is not None:
         parts.append(f"--vectors {args.vectors}")
     if args.seed is not None:

@@ -243,6 +243,11 @@ class SweepResult:
     def summary(self) -> str:
         st = self.stats
         front = sum(1 for r in self.rows if r.get("pareto"))
+        if st.get("source"):
+            text = (f"sweep {self.space.name}: {len(self.rows)} points re-read from {st['source']} (nothing "
+                    f"measured), {front} on the Pareto frontier, {len(self.failures)} point(s) failed"
+                    + ("; INT/FP8 scale bits counted" if self.scale_bits_counted else ""))
+            return text + "".join(f"\n  failed: {n}: {m}" for n, m in self.failures[:10])
         text = (f"sweep {self.space.name}: {len(self.rows)} points, {front} on the Pareto frontier; "
                 f"{st.get('computed', 0)} tasks computed, {st.get('cached', 0)} from the cache, "
                 f"{len(self.failures)} point(s) failed; {st.get('seconds', 0):.1f} s on {st.get('executor', '?')}")
