@@ -312,6 +312,19 @@ _SWEEP = [
     ("sweep-area-table-vectors", ["sweep", "area-fp8", "--vectors", "5"], "is an area table"),
     ("sweep-zero-vectors", ["sweep", "small", "--vectors", "0"], "--vectors must be >= 1"),
 ]
+# Class 8 of issue 30: re-reading a sweep from its CSV, the INT/FP8 scale-bit reading.
+_SWEEP_CSV = [
+    ("sweep-from-csv-missing", ["sweep", "paper", "--from-csv", "nodir/paper.csv"], "no such file 'nodir/paper.csv'"),
+    ("sweep-from-csv-directory", ["sweep", "paper", "--from-csv", "{dir}"], "is not a file"),
+    ("sweep-from-csv-not-a-sweep", ["sweep", "paper", "--from-csv", "{file}", "--claims"], "not a sweep CSV: no column"),
+    ("sweep-from-csv-with-vectors", ["sweep", "paper", "--from-csv", "{file}", "--vectors", "5"],
+     "--from-csv re-reads measured points: --vectors"),
+    ("sweep-from-csv-with-jobs", ["sweep", "paper", "--from-csv", "{file}", "--jobs", "2"], "--jobs apply to a sweep"),
+    ("sweep-from-csv-area-space", ["sweep", "area-fp8", "--from-csv", "{file}"], "is an area table"),
+    ("sweep-from-csv-unknown-space", ["sweep", "nope", "--from-csv", "{file}"], "unknown space 'nope'"),
+    ("sweep-count-scale-bits-area", ["sweep", "area-fp8", "--count-scale-bits"], "--count-scale-bits apply to"),
+    ("sweep-count-scale-bits-value", ["sweep", "paper", "--count-scale-bits=yes"], "ignored explicit argument"),
+]
 _LINT = [
     ("lint-no-files", ["lint"], "required: FILE"),
     ("lint-missing-file", ["lint", "nope.v"], "cannot lint 'nope.v': no such file"),
@@ -347,7 +360,7 @@ def _unit_rows():
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
-             + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _LINT)
+             + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _LINT)
              + _rows("", _CLEAN))
 
 
@@ -587,7 +600,25 @@ def _api_cases():
         ("encoder-amax", lambda: build_unit("encoder", format="e4m3", amax=True), V, "does not take amax"),
         ("to-verilog-empty-name", lambda: to_verilog(build_unit("decoder", format="e4m3"), ""), V, "module name"),
     ]
-    return cases
+    return cases + _sweep_csv_api_cases()
+
+
+def _sweep_csv_api_cases():
+    """Class 8 of issue 30: the sweep's CSV reader and the INT/FP8 scale-bit reading."""
+    from fpforge.sweep import SweepResult, load_space, read_csv
+    from fpforge.sweep.claims import check_claims
+    from fpforge.sweep.table import with_scale_bits
+
+    T, V = TypeError, ValueError
+    return [
+        ("sweep-read-csv-missing", lambda: read_csv("nodir/paper.csv", "paper"), V, "cannot read 'nodir/paper.csv'"),
+        ("sweep-read-csv-unknown-space", lambda: read_csv("nodir/paper.csv", "nope"), V, "unknown space 'nope'"),
+        ("sweep-read-csv-area-space", lambda: read_csv("nodir/paper.csv", "area-fp8"), V, "is an area table"),
+        ("sweep-scale-bits-not-bool", lambda: with_scale_bits([], "yes"), T, "counted must be True or False"),
+        ("sweep-scale-bits-int", lambda: with_scale_bits([], 1), T, "counted must be True or False"),
+        ("sweep-claims-reading-not-bool", lambda: check_claims(SweepResult(load_space("small"), []), "no"), T,
+         "counted must be True or False"),
+    ]
 
 
 API_CASES = _api_cases()
