@@ -8,6 +8,8 @@ from __future__ import annotations
 import io
 import math
 
+import numpy as np
+
 from ..golden.errors import FpforgeValueError
 from .table import SCALE_BITS, SCALED_FAMILIES
 
@@ -76,7 +78,7 @@ def _place_labels(ax, fig, items, xy_all):
 
     renderer = fig.canvas.get_renderer()
     to_px = ax.transData.transform
-    pts_px = to_px(xy_all) if len(xy_all) else []
+    pts_px = np.asarray(to_px(xy_all) if len(xy_all) else np.zeros((0, 2)))
     frame = ax.get_window_extent(renderer)
     scale = fig.dpi / 72.0
     fontsize = 8.5
@@ -84,7 +86,7 @@ def _place_labels(ax, fig, items, xy_all):
     named_px = [tuple(to_px((x, y))) for x, y, _ in items]
     for x, y, text in sorted(items, key=lambda t: (t[0], -t[1])):
         w, h, _ = renderer.get_text_width_height_descent(text, _font(fontsize), ismath=False)
-        w, h = w + 6 * scale, h + 4 * scale  # the white box around the text
+        w, h = w + 10 * scale, h + 10 * scale  # the white box around the text (pad 0.2 em), with a margin
         px, py = to_px((x, y))
         others = [(qx, qy) for qx, qy in named_px if math.hypot(qx - px, qy - py) > 1]
         best = None
@@ -94,7 +96,8 @@ def _place_labels(ax, fig, items, xy_all):
             y0 = oy if dy > 0 else oy - h if dy < 0 else oy - h / 2
             box = Bbox.from_bounds(x0, y0, w, h)
             score = 100 * sum(box.overlaps(b) for b in placed)
-            score += sum(1 for qx, qy in pts_px if box.x0 - 3 <= qx <= box.x1 + 3 and box.y0 - 3 <= qy <= box.y1 + 3)
+            score += int(np.count_nonzero((pts_px[:, 0] >= box.x0 - 3) & (pts_px[:, 0] <= box.x1 + 3)
+                                          & (pts_px[:, 1] >= box.y0 - 3) & (pts_px[:, 1] <= box.y1 + 3)))
             score += 100 * sum(1 for qx, qy in others if box.x0 - 6 <= qx <= box.x1 + 6 and box.y0 - 6 <= qy <= box.y1 + 6)
             leader = [(px + (ox - px) * t / 16, py + (oy - py) * t / 16) for t in range(2, 17)]
             score += 100 * sum(1 for b in placed if any(b.contains(lx, ly) for lx, ly in leader))
