@@ -136,7 +136,7 @@ def test_scale_bits_reading_moves_only_int_and_fp8_points(small_csv):
     assert rows["mx4"]["scale_bits_counted"] == "" and rows["mx4"]["qsnr_scale"] == "in_format"
     again = read_csv(out, "paper")
     assert again.with_scale_bits(True).csv() == counted.csv()
-    back = again.with_scale_bits(False)  # (its frontier is recomputed on these few points: pareto may differ;
+    back = again.with_scale_bits(False)  # (its frontier is recomputed on these few points: pareto may differ)
     assert [{k: v for k, v in r.items() if k not in ("pareto", "cost")} for r in back.rows] == \
         [{k: v for k, v in r.items() if k not in ("pareto", "cost")} for r in plain.rows]
     assert [r["cost"] for r in back.rows] == pytest.approx([r["cost"] for r in plain.rows], rel=1e-5)  # 6 digits
