@@ -123,8 +123,10 @@ def _on_executor(args, work):
     try:
         with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
             return work(ex)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         print("fpforge: interrupted; finished tasks are in the cache, a rerun resumes", file=sys.stderr)
+        if getattr(e, "signum", None):  # SIGTERM/SIGHUP (fpforge.cli.Terminated): 128 + the signal
+            raise SystemExit(128 + e.signum) from None
         return None
 
 
