@@ -154,3 +154,30 @@ def test_killed_sweep_leaves_nothing_running(tmp_path, how):
 def test_killed_proof_leaves_nothing_running(tmp_path, how):
     proc, log = _start(PROVE, tmp_path)
     _kill_and_check(proc, log, "/harness ", how)
+
+
+# A parent that starts a long child the way fpforge starts its tools, prints the child's pid, and waits.
+_PARENT = """
+import subprocess, sys
+from fpforge.jobs.lifeline import popen_kwargs
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], **popen_kwargs())
+print(child.pid, flush=True)
+child.wait()
+"""
+
+
+def test_a_tool_dies_with_the_process_that_started_it():
+    parent = subprocess.Popen([sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    child = int(parent.stdout.readline())
+    start = _stat(child)[3]
+    assert _alive(child, start)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while _alive(child, start) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(child, start)
+    if alive:
+        os.kill(child, signal.SIGKILL)
+    assert not alive, "the tool outlived the process that started it"
