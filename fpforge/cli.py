@@ -2,20 +2,24 @@
 
 Exit status: 0 success; 1 a check that ran and failed (a regression mismatch, lint warnings); 2 bad input
 or a missing tool — one line ``fpforge: error: ...`` on standard error, no traceback, nothing written;
-70 a bug in fpforge (``fpforge: internal error: ...`` and the traceback, to be reported); 130 interrupted.
+70 a bug in fpforge (``fpforge: internal error: ...`` and the traceback, to be reported); 130 interrupted;
+143 (129) terminated by SIGTERM (SIGHUP), after the same cleanup as Ctrl-C.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
 
 from .cliutil import Parser, UsageError, user_paths
 from .golden.errors import FpforgeError
 
-__all__ = ["EXIT_BUG", "EXIT_USAGE", "SUBCOMMANDS", "UsageError", "main", "parser"]
+__all__ = ["EXIT_BUG", "EXIT_USAGE", "SUBCOMMANDS", "Terminated", "UsageError", "main", "parser"]
 
 #: The subcommands, in the order of ``fpforge --help``. Each name ``n`` is a module ``fpforge.cmd_<n>``
 #: exposing ``add_parser(subparsers)`` and ``run(args) -> int`` (called for the parsers it added, unless one
@@ -68,12 +72,42 @@ def _quiet_amaranth():
         unused.MustUse._MustUse__silence = True
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP during a command, raised in the main thread like Ctrl-C's KeyboardInterrupt so the
+    same cleanup runs (local workers and their tools stopped, temporary files removed); exit 128 + signal."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum, frame):
+    signal.signal(signum, signal.SIG_DFL)  # a second one ends the process at once
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _terminate_raises():
+    """SIGTERM and SIGHUP raise :class:`Terminated` while a command runs (where nobody else handles them)."""
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:
+                old[sig] = signal.signal(sig, _terminate)
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
 def main(argv=None) -> int:
     """Run one command line; return the exit status (see the module docstring)."""
     args = None
     try:
-        args = parser().parse_args(argv)
-        status = args.run(args)
+        with _terminate_raises():
+            args = parser().parse_args(argv)
+            status = args.run(args)
         if status:
             _quiet_amaranth()
         return status
@@ -88,6 +122,9 @@ def _report(e: BaseException, args) -> int:
         return _error(e)
     if isinstance(e, SystemExit):  # --help
         return e.code if isinstance(e.code, int) else 0
+    if isinstance(e, Terminated):
+        print(f"fpforge: terminated ({signal.Signals(e.signum).name})", file=sys.stderr)
+        return 128 + e.signum
     if isinstance(e, KeyboardInterrupt):
         print("fpforge: interrupted", file=sys.stderr)
         return 130

@@ -4,6 +4,7 @@ claims) or an area table of the docs, on local processes or a Dask cluster, cach
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 from .golden.errors import FpforgeValueError
@@ -158,8 +159,12 @@ def _on_executor(args, work):
     try:
         with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
             return work(ex)
-    except KeyboardInterrupt:
-        print("fpforge: interrupted; finished tasks are in the cache, a rerun resumes", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", None)  # SIGTERM/SIGHUP (fpforge.cli.Terminated): exit 128 + the signal
+        what = f"terminated ({signal.Signals(signum).name})" if signum else "interrupted"
+        print(f"fpforge: {what}; finished tasks are in the cache, a rerun resumes", file=sys.stderr)
+        if signum:
+            raise SystemExit(128 + signum) from None
         return None
 
 

@@ -25,6 +25,8 @@
   "worker process died". On Dask the scheduler does the same (``distributed.scheduler.allowed-failures``)
   and a task it gives up on fails with its ``KilledWorker`` message.
 * ``progress`` is the label of a tqdm bar on stderr (done/total, rate, ETA, failures), shown on a TTY only.
+* Local workers die with the run: killed (even ``kill -9``), interrupted or finished, it leaves no worker,
+  forkserver, resource tracker or tool (yosys, the prove harness) running (:mod:`fpforge.jobs.lifeline`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError, ToolError, ToolMissing
+from .lifeline import kill_group, worker_lifeline
 from .store import MISSING, Store, digest
 
 __all__ = ["MAX_ATTEMPTS", "Executor", "TaskFailure", "executor", "run_tasks", "task_key"]
@@ -74,6 +77,7 @@ _started = None  # the local pool's queue of started task ids (set in each worke
 
 def _init_worker(started):
     global _started
+    worker_lifeline()  # dies, with the tools it starts, when the run that started it dies (jobs/lifeline.py)
     _started = started
 
 
@@ -175,8 +179,9 @@ class _LocalExecutor(Executor):
         if self._pool is not None:
             procs = list(getattr(self._pool, "_processes", {}).values() or ())
             self._pool.shutdown(wait=False, cancel_futures=True)
-            for p in procs:
+            for p in procs:  # each worker leads a process group: it and the tools it started (yosys, harness)
                 with contextlib.suppress(Exception):
+                    kill_group(p.pid)
                     if p.is_alive():
                         p.terminate()
             for p in procs:

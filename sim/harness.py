@@ -32,6 +32,7 @@ import numpy as np
 
 from ..golden.errors import FpforgeValueError, ToolError, ToolMissing
 from ..jobs import cache_dir
+from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import verilog_port
 
@@ -249,7 +250,8 @@ def build_harness(spec: HarnessSpec) -> Path:
                 make_vars.append(f"OBJCACHE={cache}")
             cmd = [str(verilator_exe), *VERILATOR_FLAGS, "--top-module", _WRAPPER, "-Mdir", "obj", "-o", "harness",
                    "-MAKEFLAGS", " ".join(make_vars), "--build-jobs", "2", *names, f"{_WRAPPER}.v", "harness.cpp"]
-            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, errors="replace")
+            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, errors="replace",
+                                  **popen_kwargs())
             log = proc.stdout + proc.stderr
             if proc.returncode != 0 or not (work / "obj" / "harness").exists():
                 kept = root / f"{spec.key}.log"
@@ -284,7 +286,7 @@ def module_ports(sources, top: str) -> dict:
             names.append(f"src{k}.v")
         proc = subprocess.run([str(verilator_exe), "--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--top-module",
                                top, "-Mdir", "obj", *names], cwd=tmp, env=env, capture_output=True, text=True,
-                              errors="replace")
+                              errors="replace", **popen_kwargs())
         header = Path(tmp, "obj", f"V{top}.h")
         if proc.returncode != 0 or not header.exists():
             raise ToolError(f"Verilator cannot elaborate module {top!r}: {_first_error(proc.stderr + proc.stdout)}")
@@ -313,7 +315,8 @@ class HarnessRun:
             args.append(",".join(str(int(v)) for v in (start, count, state, *fixed)))
         self._cpu = None
         self._err = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=self._err, bufsize=0)
+        self._proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=self._err, bufsize=0,
+                                      **popen_kwargs())  # dies with its worker (jobs/lifeline.py)
 
     def read(self, n: int) -> np.ndarray:
         """The next ``n`` records."""

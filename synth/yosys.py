@@ -21,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..jobs.lifeline import popen_kwargs
 from .errors import SynthError
 
 __all__ = ["BACKENDS", "run_script", "yosys_backend", "yosys_compile_pending", "crash_summary", "last_error_line",
@@ -82,7 +83,7 @@ def _pyosys_usable() -> bool:
         return False
     try:
         out = subprocess.run([sys.executable, "-c", "import pyosys.libyosys"], capture_output=True,
-                             timeout=60, check=False)
+                             timeout=60, check=False, **popen_kwargs())
     except (OSError, subprocess.SubprocessError):
         return False
     return out.returncode == 0
@@ -128,7 +129,8 @@ def _select_for(forced: str, path: str) -> tuple[str, tuple[str, ...], str]:
 
 def _binary_version(exe: str) -> str:
     try:
-        out = subprocess.run([exe, "-V"], capture_output=True, text=True, timeout=30, check=False).stdout
+        out = subprocess.run([exe, "-V"], capture_output=True, text=True, timeout=30, check=False,
+                             **popen_kwargs()).stdout
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     m = re.search(r"Yosys\s+\S+", out)
@@ -189,6 +191,7 @@ def run_script(work: Path, script: str, timeout: float | None, what: str = "") -
             errors="replace",
             timeout=timeout,
             check=False,
+            **popen_kwargs(),  # dies with the process that started it (jobs/lifeline.py)
         )
     except subprocess.TimeoutExpired:
         raise SynthError(f"yosys timed out after {timeout:g} s{what}") from None
