@@ -167,8 +167,11 @@ def _check_wasmtime_cache() -> None:
         anchor = base.parent
     else:
         home, source = _home()
-        base = anchor = Path(os.path.normpath(home))
-        base = base / ".cache"
+        if not os.path.isabs(home):
+            raise CacheUnusable(f"HOME={home} is not an absolute path, so Amaranth's built-in yosys has no cache "
+                                "directory; point HOME (or XDG_CACHE_HOME) at a writable directory")
+        anchor = Path(os.path.normpath(home))
+        base = anchor / ".cache"
     if (base / "wasmtime").is_dir():
         return
     check_dir(base / "wasmtime", anchor, source, "point XDG_CACHE_HOME (or HOME) at a writable directory",
