@@ -189,6 +189,9 @@ class HarnessSpec:
 
 @contextlib.contextmanager
 def _locked(path: Path):
+    if path.is_dir() and not path.is_symlink():  # a directory where the lock file belongs: a damaged entry
+        note_rebuilt(path, "a directory where a file belongs")
+        shutil.rmtree(path, ignore_errors=True)
     with open(path, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:

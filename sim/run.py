@@ -183,6 +183,8 @@ def _runner(sim):
 @contextlib.contextmanager
 def _locked(directory: Path):
     """Hold an exclusive lock on ``directory`` (two runs of one configuration take turns)."""
+    if (directory / ".lock").is_dir():  # a directory where the lock file belongs: a damaged entry
+        note_rebuilt(directory / ".lock", "a directory where a file belongs", remove=True)
     with open(directory / ".lock", "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:

@@ -320,3 +320,20 @@ def test_damaged_runtime_object_is_compiled_again(tmp_path, monkeypatch, capsys)
     compile_()
     assert (tmp_path / "calls").read_text() == "xxx" and obj.is_file()
     assert "damaged" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("which", ["sim", "harness"])
+def test_directory_where_a_lock_file_belongs_is_replaced(which, fresh_notes, capsys):
+    if which == "sim":
+        from fpforge.sim.run import _locked
+
+        (fresh_notes / "build" / ".lock").mkdir(parents=True)
+        target, lock = fresh_notes / "build", fresh_notes / "build" / ".lock"
+    else:
+        from fpforge.sim.harness import _locked
+
+        lock = target = fresh_notes / "k.lock"
+        lock.mkdir()
+    with _locked(target):
+        assert lock.is_file()
+    assert "directory where a file belongs" in capsys.readouterr().err
