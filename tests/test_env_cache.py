@@ -337,3 +337,26 @@ def test_directory_where_a_lock_file_belongs_is_replaced(which, fresh_notes, cap
     with _locked(target):
         assert lock.is_file()
     assert "directory where a file belongs" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["truncated", "directory"])
+def test_sim_rebuilds_a_damaged_model(damage, fresh_notes, capsys):
+    """End to end on Icarus: a truncated model (or a directory in its place) in the cached build is rebuilt,
+    said once, and the regression passes."""
+    from fpforge.sim.run import available_simulators
+
+    if available_simulators()["icarus"]:
+        pytest.skip(available_simulators()["icarus"])
+    argv = ["sim", "decoder", "--format", "e2m1", "--simulator", "icarus"]
+    assert main(argv) == 0
+    (model,) = (fresh_notes / "cache" / "sim").glob("*/icarus/sim.vvp")
+    if damage == "truncated":
+        model.write_bytes(model.read_bytes()[:200])
+    else:
+        model.unlink()
+        model.mkdir()
+    capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr()
+    err = capsys.readouterr().err
+    assert err.count("fpforge: note: cache entry") == 1 and model.is_file() and model.stat().st_size > 200
