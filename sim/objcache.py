@@ -123,8 +123,9 @@ def main(argv=None):
                 return
         except OSError:
             pass
-        print(f"objcache: cached object {obj} is damaged (truncated, altered or not a file); compiling it again",
-              file=sys.stderr, flush=True)
+        why = "has no checksum (cached by an older fpforge)" if not check.exists() else \
+            "is damaged (truncated, altered or not a file)"
+        print(f"objcache: cached object {obj} {why}; compiling it again", file=sys.stderr, flush=True)
     rc = subprocess.call(args)
     if rc == 0 and target.exists() and depfile.exists():
         try:
