@@ -34,12 +34,10 @@ def _size(path: Path) -> int:
 
 
 def _root() -> Path:
-    """The cache root, without creating it."""
-    root = os.environ.get("FPFORGE_CACHE")
-    if not root:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        root = os.path.join(base, "fpforge")
-    return Path(root)
+    """The cache root, without creating it (fpforge.jobs.cache.cache_root: FPFORGE_CACHE, XDG_CACHE_HOME, HOME)."""
+    from .jobs.cache import cache_root
+
+    return cache_root()[0]
 
 
 def run(args) -> int:

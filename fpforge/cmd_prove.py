@@ -42,7 +42,7 @@ def add_parser(subparsers):
     g.add_argument("--jobs", type=int, default=None, help="local worker processes (default: all cores)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a Dask scheduler instead of local processes")
     g.add_argument("--chunk", type=int, default=None, help="patterns per chunk, the unit of resumption (default 2^24)")
-    g.add_argument("--fresh", action="store_true", help="recompute chunks already recorded by an earlier run")
+    g.add_argument("--fresh", action="store_true", help="rebuild the harness and recompute chunks already recorded by an earlier run")
     g.add_argument("--json", action="store_true", help="print the results as JSON")
     a = p.add_argument_group("prove all")
     a.add_argument("--only", default=None, metavar="FORMATS",
@@ -148,13 +148,24 @@ def _unit_of(args, kwargs):
     return ProofUnit.generated(kwargs, args.name)
 
 
-def build_harness_cached(unit) -> bool:
-    """Build the unit's harness unless cached; True if it was cached."""
+def build_harness_cached(unit, fresh=False) -> bool:
+    """Build the unit's harness unless cached (``fresh``: always); True if it was cached."""
     from .sim.harness import build_harness, harness_cached
 
-    cached = harness_cached(unit.harness_spec)
-    build_harness(unit.harness_spec)
+    cached = not fresh and harness_cached(unit.harness_spec)
+    build_harness(unit.harness_spec, fresh=fresh)
     return cached
+
+
+def _check_environment(args):
+    """The cache (harnesses, chunks, rows), TMPDIR and, for --netlist, yowasp's cache: before any work."""
+    from .jobs.cache import check_environment
+
+    check_environment()
+    if getattr(args, "netlist", False):
+        from .synth.yosys import check_yosys_cache
+
+        check_yosys_cache()
 
 
 def _prove_one(args):
@@ -173,6 +184,7 @@ def _prove_one(args):
     _check_parallel(args)
     conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
     start, end = _parse_range(args.range, domain_of(cfg))
+    _check_environment(args)
     unit = _unit_of(args, cfg)
     seed = 0 if args.seed is None else args.seed  # the unit options' --seed: None when not given
     digits = 2 + (unit.a_bits + 3) // 4
@@ -183,7 +195,7 @@ def _prove_one(args):
               f"{len(conditions)} condition{'s' * (len(conditions) != 1)}{draws}")
     verbose = len(conditions) <= 16 and not args.json
     t0 = time.perf_counter()
-    cached = build_harness_cached(unit)
+    cached = build_harness_cached(unit, fresh=args.fresh)
     if not args.json:
         print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
     t0 = time.perf_counter()
@@ -268,6 +280,7 @@ def _prove_all(args):
         raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --estimate, "
                                 f"--jobs and --scheduler, not {extra[0]}")
     _check_parallel(args)
+    _check_environment(args)  # before the units are generated (Amaranth's yosys uses wasmtime's cache)
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
     # Listing and estimating need the selected units only; a run needs them all (the table lists every row).

@@ -352,6 +352,9 @@ def run(args) -> int:
             print(s.command())
         print(f"{len(chosen)} sections, ~{total:.0f} min on 2 idle cores with warm caches")
         return 0
+    from .jobs.cache import check_environment
+
+    check_environment()  # the sections read and fill the cache: an unusable one is one line, before any work
     t0, failed, left = time.monotonic(), [], total
     for i, s in enumerate(chosen, 1):
         elapsed = time.monotonic() - t0

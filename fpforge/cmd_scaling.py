@@ -177,6 +177,12 @@ def run(args) -> int:
     check_output(args.figure, "--figure")  # before the work, naming the user's path
     if args.rounding_values < 4096:
         raise FpforgeValueError(f"--rounding-values must be at least 4096, not {args.rounding_values}")
+    if args.area or (args.docs and not args.no_area):  # the area rows convert and synthesize units
+        from .jobs.cache import check_environment
+        from .synth.yosys import check_yosys_cache
+
+        check_environment(cache=False)
+        check_yosys_cache()
     bar = _bar(args.steps, "steps")
     result = run_demo(fmt, steps=args.steps, size=args.size, seed=args.seed, histories=histories, margins=margins,
                       rounding=args.rounding, pow2=args.pow2, bias=args.bias,

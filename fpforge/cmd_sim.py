@@ -108,6 +108,9 @@ def run(args) -> int:
     from .hw.generate import check_unit
 
     check_unit(spec)  # the gateware's own checks (a target that cannot hold every value) before any simulator
+    from .jobs.cache import check_environment
+
+    check_environment(cache=args.build_dir is None)  # an unusable FPFORGE_CACHE/XDG_CACHE_HOME/HOME/TMPDIR
     if args.build_dir is not None:
         from pathlib import Path
 

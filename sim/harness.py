@@ -11,7 +11,10 @@ from bit 0 upwards, then the draw), read by Python into numpy arrays in bulk.
 Builds live in ``fpforge.jobs.cache_dir("prove") / "harness" / <key>``, the key being a hash of
 everything that goes into the binary (Verilog, wrapper, C++ source, flags, Verilator version); a build
 is made in a private directory and renamed into place under a file lock, so parallel workers (or pytest
-workers) build a unit once. Verilator's runtime objects come from :mod:`fpforge.sim.objcache`.
+workers) build a unit once. Verilator's runtime objects come from :mod:`fpforge.sim.objcache`. An entry
+keeps the SHA-256 of its binary (``harness.sha256``): a truncated, altered or non-executable binary, or a
+directory where it belongs, is a miss (said once on stderr) and rebuilt; ``fresh=True`` (``fpforge prove
+--fresh``) always rebuilds.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import numpy as np
 
 from ..golden.errors import FpforgeValueError, ToolError, ToolMissing
 from ..jobs import cache_dir
+from ..jobs.cache import note_rebuilt
 from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import verilog_port
@@ -186,6 +190,9 @@ class HarnessSpec:
 
 @contextlib.contextmanager
 def _locked(path: Path):
+    if path.is_dir() and not path.is_symlink():  # a directory where the lock file belongs: a damaged entry
+        note_rebuilt(path, "a directory where a file belongs")
+        shutil.rmtree(path, ignore_errors=True)
     with open(path, "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
@@ -204,16 +211,44 @@ def _first_error(log: str) -> str:
 
 
 def _harness_path(spec: HarnessSpec) -> Path:
-    return cache_dir("prove") / "harness" / spec.key / "harness"
+    return cache_dir(os.path.join("prove", "harness")) / spec.key / "harness"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _entry_problem(exe: Path) -> str | None:
+    """Why the cache entry of ``exe`` is unusable (None: it is sound; "missing": there is none)."""
+    entry = exe.parent
+    if not entry.exists() and not entry.is_symlink():
+        return "missing"
+    if not entry.is_dir():
+        return "not a directory"
+    if not exe.is_file():
+        return "no harness binary" if not exe.exists() else "a directory where the harness binary belongs"
+    if not os.stat(exe).st_mode & 0o100:
+        return "the harness binary is not executable"
+    try:
+        if (entry / "harness.sha256").read_text().strip() != _sha256(exe):
+            return "the harness binary is truncated or altered"
+    except OSError:
+        return "no checksum of the harness binary (built by an older fpforge?)"
+    return None
 
 
 def harness_cached(spec: HarnessSpec) -> bool:
-    """Whether the harness of ``spec`` is built already."""
-    return _harness_path(spec).exists()
+    """Whether the harness of ``spec`` is built already (and intact)."""
+    return _entry_problem(_harness_path(spec)) is None
 
 
-def build_harness(spec: HarnessSpec) -> Path:
-    """The harness executable of ``spec``, built (about 10-60 CPU-seconds) unless cached.
+def build_harness(spec: HarnessSpec, *, fresh: bool = False) -> Path:
+    """The harness executable of ``spec``, built (about 10-60 CPU-seconds) unless cached and intact
+    (``fresh``: always built anew).
 
     Raises
     ------
@@ -225,7 +260,7 @@ def build_harness(spec: HarnessSpec) -> Path:
     """
     exe = _harness_path(spec)
     final, root = exe.parent, exe.parent.parent
-    if exe.exists():
+    if not fresh and _entry_problem(exe) is None:
         return exe
     root.mkdir(parents=True, exist_ok=True)
     verilator_exe, env = _tool_env()
@@ -233,8 +268,16 @@ def build_harness(spec: HarnessSpec) -> Path:
         if shutil.which(tool, path=env.get("PATH")) is None:
             raise ToolMissing(f"fpforge prove needs {tool} on the host to build its Verilator harness")
     with _locked(root / f"{spec.key}.lock"):
-        if exe.exists():
+        problem = _entry_problem(exe)
+        if problem is None and not fresh:
             return exe
+        if problem not in (None, "missing"):
+            note_rebuilt(final, problem)
+        if problem != "missing":
+            if final.is_dir() and not final.is_symlink():
+                shutil.rmtree(final)
+            else:
+                final.unlink()
         work = Path(tempfile.mkdtemp(dir=root, prefix=".build-"))
         try:
             names = []
@@ -259,6 +302,7 @@ def build_harness(spec: HarnessSpec) -> Path:
                 raise ToolError(f"building the prove harness of {spec.top} failed: {_first_error(log)} "
                                 f"(log: {kept})")
             (work / "obj" / "harness").rename(work / "harness")
+            (work / "harness.sha256").write_text(_sha256(work / "harness") + "\n")
             (work / "build.log").write_text(log)
             shutil.rmtree(work / "obj")
             os.chmod(work, 0o755)
@@ -315,8 +359,13 @@ class HarnessRun:
             args.append(",".join(str(int(v)) for v in (start, count, state, *fixed)))
         self._cpu = None
         self._err = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=self._err, bufsize=0,
-                                      **popen_kwargs())  # dies with its worker (jobs/lifeline.py)
+        try:
+            self._proc = subprocess.Popen([str(exe), *args], stdout=subprocess.PIPE, stderr=self._err, bufsize=0,
+                                          **popen_kwargs())  # dies with its worker (jobs/lifeline.py)
+        except OSError as e:
+            self._err.close()
+            raise ToolError(f"cannot run the prove harness {str(exe)!r}: {e.strerror or e} (a damaged cache "
+                            "entry: `fpforge prove --fresh` or `fpforge clean prove` rebuilds it)") from None
 
     def read(self, n: int) -> np.ndarray:
         """The next ``n`` records."""

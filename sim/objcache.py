@@ -12,6 +12,8 @@ includes the model's header) is compiled as usual.
 The cache lives in ``$FPFORGE_OBJCACHE``, by default ``fpforge.jobs.cache_dir("verilator")`` (fpforge's
 one cache directory: ``~/.cache/fpforge/verilator`` unless ``$FPFORGE_CACHE`` or ``$XDG_CACHE_HOME`` say
 otherwise; ``fpforge clean`` empties it). Entries are written atomically, so parallel builds may share it.
+Each entry keeps the SHA-256 of its two files (``KEY.sha256``): a truncated or altered object, or a directory
+where one belongs, is a miss (said on stderr) and compiled again; an unusable cache only disables it.
 """
 
 from __future__ import annotations
@@ -41,12 +43,19 @@ def cache_dir() -> Path:
 def shim() -> Path | None:
     """An executable that runs :func:`main` with this interpreter (None where the path has spaces,
     which make cannot pass through ``OBJCACHE``)."""
-    directory = cache_dir()
+    from ..golden.errors import FpforgeError
+
+    try:
+        directory = cache_dir()
+    except FpforgeError:  # an unusable cache (the commands that need it said so already): no object cache
+        return None
     path = directory / "objcache"
     text = f"#!{sys.executable}\nfrom fpforge.sim.objcache import main\nmain()\n"
     if " " in str(path) or " " in sys.executable:
         return None
     try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
         directory.mkdir(parents=True, exist_ok=True)
         if not path.exists() or path.read_text() != text:
             _store_text(path, text)
@@ -56,15 +65,19 @@ def shim() -> Path | None:
     return path
 
 
-def _store_text(path: Path, text: str):
+def _store_text(path: Path, text: str, mode: int = 0o755):
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     with os.fdopen(fd, "w") as f:
         f.write(text)
-    os.chmod(tmp, 0o755)
+    os.chmod(tmp, mode)
     os.replace(tmp, path)
 
 
 def _store(src: Path, dest: Path):
+    if dest.is_dir() and not dest.is_symlink():
+        shutil.rmtree(dest)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=".tmp-")
     os.close(fd)
     shutil.copyfile(src, tmp)
@@ -101,23 +114,33 @@ def main(argv=None):
         sys.exit(subprocess.call(args))
     key, target, depfile = plan
     directory = cache_dir()
-    obj, dep = directory / f"{key}.o", directory / f"{key}.d"
-    if obj.exists() and dep.exists():
+    obj, dep, check = directory / f"{key}.o", directory / f"{key}.d", directory / f"{key}.sha256"
+    if obj.exists() or dep.exists():
         try:
-            shutil.copyfile(obj, target)
-            shutil.copyfile(dep, depfile)
-            return
+            if check.read_text() == _check_text(obj, dep):
+                shutil.copyfile(obj, target)
+                shutil.copyfile(dep, depfile)
+                return
         except OSError:
             pass
+        why = "has no checksum (cached by an older fpforge)" if not check.exists() else \
+            "is damaged (truncated, altered or not a file)"
+        print(f"objcache: cached object {obj} {why}; compiling it again", file=sys.stderr, flush=True)
     rc = subprocess.call(args)
     if rc == 0 and target.exists() and depfile.exists():
         try:
             directory.mkdir(parents=True, exist_ok=True)
             _store(depfile, dep)
             _store(target, obj)
+            _store_text(check, _check_text(obj, dep), 0o644)
         except OSError:
             pass
     sys.exit(rc)
+
+
+def _check_text(obj: Path, dep: Path) -> str:
+    """The checksum line of an entry (raises OSError for a missing or unreadable file)."""
+    return f"{hashlib.sha256(obj.read_bytes()).hexdigest()} {hashlib.sha256(dep.read_bytes()).hexdigest()}\n"
 
 
 if __name__ == "__main__":

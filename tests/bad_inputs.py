@@ -338,6 +338,25 @@ _CLEAN = [
     ("clean-cache-is-file", ["clean"], "is not a directory", {"FPFORGE_CACHE": "{file}"}),
 ]
 
+# The environment is input (FPFORGE_CACHE, XDG_CACHE_HOME, HOME, TMPDIR; tests/test_env_cache.py has the full fuzz).
+_ENV_CASES = [
+    ("env-cache-is-file-sim", ["sim", "decoder", "--format", "e4m3"], "FPFORGE_CACHE={file}: cannot use",
+     {"FPFORGE_CACHE": "{file}"}),
+    ("env-cache-is-file-sweep", ["sweep", "small"], "FPFORGE_CACHE={file}: cannot use", {"FPFORGE_CACHE": "{file}"}),
+    ("env-cache-is-file-prove", ["prove", "encoder", "--format", "e4m3"], "FPFORGE_CACHE={file}: cannot use",
+     {"FPFORGE_CACHE": "{file}"}),
+    ("env-cache-missing-parent-prove-all", ["prove", "all"], "does not exist",
+     {"FPFORGE_CACHE": "{dir}/nodir/cache"}),
+    ("env-cache-under-file-report", ["report", "proofs"], "is not a directory", {"FPFORGE_CACHE": "{file}/cache"}),
+    ("env-xdg-is-file-verilog", ["verilog", "decoder", "--format", "e4m3"], "XDG_CACHE_HOME={file}: cannot use",
+     {"FPFORGE_CACHE": "", "XDG_CACHE_HOME": "{file}"}),
+    ("env-xdg-is-file-synth", ["synth", "decoder", "--format", "e4m3"], "XDG_CACHE_HOME={file}: cannot use",
+     {"FPFORGE_CACHE": "", "XDG_CACHE_HOME": "{file}"}),
+    ("env-home-missing-sim", ["sim", "encoder", "--format", "e5m2"], "HOME={dir}/nohome: cannot use",
+     {"FPFORGE_CACHE": "", "XDG_CACHE_HOME": "", "HOME": "{dir}/nohome"}),
+    ("env-tmpdir-missing-sweep", ["sweep", "area-fp8"], "TMPDIR={dir}/notmp: cannot use", {"TMPDIR": "{dir}/notmp"}),
+]
+
 
 def _rows(prefix, rows):
     out = []
@@ -361,7 +380,7 @@ def _unit_rows():
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _LINT)
-             + _rows("", _CLEAN))
+             + _rows("", _CLEAN) + _rows("", _ENV_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
