@@ -83,7 +83,7 @@ def run(args) -> int:
             raise FpforgeValueError(f"{opt} must be {'>= 1' if opt == '--vectors' else '>= 0'}, not {v}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
-    space = load_space(args.space)
+    space = load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr, flush=True))
     if args.flow is not None and getattr(space, "kind", "dot") == "dot":
         space = space.with_(flow=args.flow)
     cache = False if args.no_cache else args.cache

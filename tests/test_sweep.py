@@ -82,10 +82,10 @@ def test_paper_space_spans_the_papers_design_space():
 
 
 @pytest.mark.parametrize("text, message", [
-    ('name = "x"\n[dot]\nr = 16\nf = 300\n[[points]]\npreset = "mx9"\n', "f must be an integer in 8..256"),
+    ('name = "x"\n[dot]\nr = 16\nf = 300\n[[points]]\npreset = "mx9"\n', "[dot] f: 300 is out of range (valid: an integer 8..256"),
     ('name = "x"\n[dot]\nr = 16\n[[points]]\npreset = "mx10"\n', "unknown sweep preset 'mx10'"),
-    ('name = "x"\n[dot]\nr = 16\n[[grid]]\nm = [2]\nk1 = 16\nk2 = 2\nd2 = 1\nq = 3\n', "unknown key(s) q"),
-    ('name = "x"\n[dot]\nf = 16\n[[points]]\npreset = "mx9"\n', "[dot] needs r"),
+    ('name = "x"\n[dot]\nr = 16\n[[grid]]\nm = [2]\nk1 = 16\nk2 = 2\nd2 = 1\nq = 3\n', "[[grid]] #1 q: unknown key"),
+    ('name = "x"\n[dot]\nf = 16\n[[points]]\npreset = "mx9"\n', "[dot] r: missing"),
     ('name = "x"\n[dot]\nr = 16\n', "has no points"),
     ('name = "x"\n[dot\n', "not valid TOML"),
 ])
@@ -226,9 +226,9 @@ def test_cli_errors_are_one_line_exit_2(argv, message, capsys, tmp_path, monkeyp
 
 
 def test_space_object_validates_its_arguments():
-    with pytest.raises(FpforgeValueError, match="r must be an integer >= 1"):
+    with pytest.raises(FpforgeValueError, match="r: must be an integer in 1..1048576"):
         Space("x", preset_points("mx9"), r=0)
-    with pytest.raises(FpforgeValueError, match="point name"):
+    with pytest.raises(FpforgeValueError, match="is also the name of a different point"):
         Space("x", [point(m=2, k1=4, name="a"), point(m=3, k1=4, name="a")])
 
 
