@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import json
 import resource
 import time
 import zlib
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..jobs import canonical_json
 from .space import VECTOR_LENGTH
 
 __all__ = ["area_key", "area_task", "generator_hash", "numerics_key", "numerics_task", "quantize_int",
@@ -71,10 +73,15 @@ def _file_hash(path) -> str:
 def unit_spec(p, r, f):
     """The :class:`~fpforge.hw.spec.DotSpec` of point ``p``'s dot-product unit at length ``r`` and window ``f``,
     with the paper's area method (combinational, I/O registers only)."""
-    from ..hw.spec import DotSpec
-
     fp = "fp8" if p["format"] in ("e4m3", "e5m2") else p["format"]  # HiF8, CFloat8: units of their own
     fmt = {"fp": fp, "int": f"bdr_m{p['m']}_k{r}_d1_k{r}_d0"}.get(p["family"], p["format"])
+    return _dot_spec(fmt, r, f)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a sweep asks for each spec (and the FP8 baseline's) several times
+def _dot_spec(fmt, r, f):
+    from ..hw.spec import DotSpec
+
     return DotSpec(format=fmt, r=r, f=f, io_registers=True)
 
 
@@ -93,8 +100,13 @@ def numerics_key(task) -> dict:
 
 
 def verilog_key(task) -> dict:
-    spec, name = task_spec(task["unit"])
-    return dict(kind="verilog", spec=spec.sha256, name=name, generator=generator_hash())
+    return dict(kind="verilog", **_spec_key(canonical_json(task["unit"])), generator=generator_hash())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _spec_key(unit_json) -> dict:
+    spec, name = task_spec(json.loads(unit_json))
+    return dict(spec=spec.sha256, name=name)
 
 
 def area_key(task) -> dict:
