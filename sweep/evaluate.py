@@ -35,7 +35,7 @@ from ..jobs import canonical_json
 from .space import VECTOR_LENGTH
 
 __all__ = ["area_key", "area_task", "generator_hash", "numerics_key", "numerics_task", "quantize_int",
-           "task_spec", "unit_spec", "verilog_key", "verilog_task"]
+           "task_spec", "task_unit", "unit_spec", "verilog_key", "verilog_task"]
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: Fraction of dot products that must be exact for ``f = "auto"``.
@@ -103,10 +103,24 @@ def verilog_key(task) -> dict:
     return dict(kind="verilog", **_spec_key(canonical_json(task["unit"])), generator=generator_hash())
 
 
-@functools.lru_cache(maxsize=1 << 16)
+_SPEC_KEYS: dict = {}
+
+
 def _spec_key(unit_json) -> dict:
-    spec, name = task_spec(json.loads(unit_json))
-    return dict(spec=spec.sha256, name=name)
+    if unit_json not in _SPEC_KEYS:
+        if len(_SPEC_KEYS) >= 1 << 17:
+            _SPEC_KEYS.clear()
+        spec, name = task_spec(json.loads(unit_json))
+        _SPEC_KEYS[unit_json] = dict(spec=spec.sha256, name=name)
+    return _SPEC_KEYS[unit_json]
+
+
+def task_unit(spec) -> dict:
+    """``spec.to_dict()``, the unit of a task, with its Verilog key's spec hash remembered (a spec's JSON form
+    reads back as the same spec, so the key need not build it again)."""
+    unit = spec.to_dict()
+    _SPEC_KEYS.setdefault(canonical_json(unit), dict(spec=spec.sha256, name=None))
+    return unit
 
 
 def area_key(task) -> dict:

@@ -559,8 +559,12 @@ def from_dict(data: dict, where="", announce=None) -> Space:
         pts = _expand(family, lists)
         grid_pts += pts
         grid_labels += [label] * len(pts)
-    return Space(name, grid_pts + points, r=r, f=f, vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
-                 flow=flow, description=description, where=where, labels=grid_labels + labels)
+    space = Space(name, grid_pts + points, r=r, f=f, vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
+                  flow=flow, description=description, where=where, labels=grid_labels + labels)
+    if total > LARGE_GRID and announce is not None:
+        announce(f"{where}{len(space.points):,} distinct points (grid combinations that are not BDR configurations "
+                 "skipped, identical ones merged)")
+    return space
 
 
 def load_space(space, announce=None):
