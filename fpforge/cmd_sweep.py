@@ -74,6 +74,7 @@ def _write(path, data):
 def run(args) -> int:
     from .sweep import load_space
     from .sweep import run as sweep_run
+    from .sweep.space import MAX_VECTORS
 
     out_csv = _check_out(args.output, ("csv",), "-o/--output")
     out_json = _check_out(args.json, ("json",), "--json")
@@ -81,6 +82,8 @@ def run(args) -> int:
     for opt, v in (("--vectors", args.vectors), ("--seed", args.seed)):
         if v is not None and v < (1 if opt == "--vectors" else 0):
             raise FpforgeValueError(f"{opt} must be {'>= 1' if opt == '--vectors' else '>= 0'}, not {v}")
+    if args.vectors is not None and args.vectors > MAX_VECTORS:
+        raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
     space = load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr, flush=True))

@@ -254,6 +254,20 @@ def _check_value(where, table, key, x, r=None):
                        "than r tile the dot product)", ", ".join(map(str, _k1_choices(r))))
 
 
+def _check_tiles(p, r, where, label, key):
+    """A block point's blocks tile its QSNR vectors and its dot product (k1 >= r makes r = k1)."""
+    if p["family"] not in ("bdr", "ocp"):
+        return
+    k1 = p["k1"]
+    if VECTOR_LENGTH % k1:
+        raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide the "
+                       f"QSNR vector length {VECTOR_LENGTH}", f"k1 in {', '.join(map(str, _k1_choices(r)))}")
+    if k1 < r and r % k1:
+        raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide "
+                       f"[dot] r = {r} (blocks smaller than r tile the dot product)",
+                       f"k1 in {', '.join(map(str, _k1_choices(r)))}, or [dot] r a multiple of {k1}")
+
+
 def _ints(where, table, key, v, lists):
     """An integer, or with ``lists`` also an array of integers, as a list."""
     what = "an integer or an array of integers" if lists else "an integer"
@@ -263,7 +277,7 @@ def _ints(where, table, key, v, lists):
     for x in vs:
         if not isinstance(x, int) or isinstance(x, bool):
             tail = f" ({x!r} is {_show(x).rsplit('(', 1)[1][:-1]})" if x is not v else ""
-            raise _problem(FpforgeTypeError, where, table, key, f"must be {what}, not {_show(v)}{tail}")
+            raise _problem(FpforgeTypeError, where, table, key, f"must be {what}, not {_show(v)}{tail}", what)
     dup = sorted({x for x in vs if vs.count(x) > 1})
     if dup:
         raise _problem(FpforgeValueError, where, table, key, f"lists {dup[0]} more than once", "distinct integers")
@@ -277,7 +291,7 @@ def _makes_bdr(k1, k2, d2):
 def _grid_lists(table, where="", label="[[grid]]", r=None):
     """Check one [[grid]] table (types, each value, each value giving a point); returns (family, lists)."""
     if not isinstance(table, dict):
-        raise _problem(FpforgeTypeError, where, label, "", f"must be a table, not {_show(table)}")
+        raise _problem(FpforgeTypeError, where, label, "", f"must be a table, not {_show(table)}", "a table")
     table = dict(table)
     family = _choice(where, label, "family", table.pop("family", "bdr"), ("bdr", "int"),
                      "bdr, int; ocp and fp points come from [[points]] presets")
@@ -300,7 +314,8 @@ def _grid_lists(table, where="", label="[[grid]]", r=None):
         made = [(k1, k2, d2) for k1 in lists["k1"] for k2 in lists["k2"] for d2 in lists["d2"] if _makes_bdr(k1, k2, d2)]
         cands = {"k1": _k1_choices(r), "k2": sorted({d for k1 in lists["k1"] for d in range(1, k1 + 1) if k1 % d == 0}),
                  "d2": range(5)}
-        for i, key in enumerate(("k1", "k2", "d2")):
+        for key in ("k2", "d2", "k1"):  # blame a sub-block size first, a block size last
+            i = ("k1", "k2", "d2").index(key)
             used = {t[i] for t in made}
             for v in lists[key]:
                 if v in used:
@@ -312,7 +327,7 @@ def _grid_lists(table, where="", label="[[grid]]", r=None):
                 ctx = ", ".join(f"{k} = {v_}" for k, v_ in others.items())
                 raise _problem(FpforgeValueError, where, label, key, f"{v} gives no point with {ctx}: k2 must divide "
                                "k1, and be smaller than k1 where d2 > 0 (one sub-block's shift is always 0)",
-                               ", ".join(map(str, ok)) if ok else None)
+                               ", ".join(map(str, ok)) if ok else "k2 dividing k1, k2 < k1 where d2 > 0")
     return family, lists
 
 
@@ -365,7 +380,8 @@ class Space:
     def __init__(self, name, points, *, r=16, f=24, vectors=DEFAULT_VECTORS, seed=DEFAULT_SEED, liberty=None,
                  abc_script=None, flow="standard", description="", where="", labels=None):
         if not isinstance(name, str) or not name:
-            raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}")
+            raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
+                           "a non-empty string")
         self.name = name
         self.r = _int("r", r, 1, MAX_R, where + "[dot] ")
         if f != "auto":
@@ -374,28 +390,25 @@ class Space:
         self.vectors = _int("vectors", vectors, 1, MAX_VECTORS, where + "[qsnr] ")
         self.seed = _int("seed", seed, 0, None, where + "[qsnr] ")
         if liberty is not None and not Path(liberty).is_file():
-            raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(liberty)!r}")
+            raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(liberty)!r}",
+                           "an existing liberty file")
         self.liberty = None if liberty is None else str(Path(liberty).resolve())
         if abc_script is not None and (not isinstance(abc_script, str) or not abc_script.strip()):
             raise _problem(FpforgeValueError, where, "[synth]", "abc_script",
-                           f"must be a non-empty string, not {abc_script!r}")
+                           f"must be a non-empty string, not {abc_script!r}", "an ABC script")
         self.abc_script = abc_script
         _choice(where, "[synth]", "flow", flow, FLOWS)
         self.flow = flow
         if not isinstance(description, str):
-            raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}")
+            raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
+                           "a string")
         self.description = description
         self.points = _dedupe(points, where, labels)
         if not self.points:
             raise _problem(FpforgeValueError, where, "", "", f"space {name!r} has no points",
                            "add [[grid]] or [[points]] tables")
         for p, label in zip(points, labels or [""] * len(points)):
-            if p["family"] in ("bdr", "ocp"):  # the unit of every block point tiles r (a space built in Python too)
-                try:
-                    _check_value("", "", "k1", p["k1"], self.r)
-                except FpforgeValueError as e:
-                    raise _problem(FpforgeValueError, where, label, "k1",
-                                   f"{p['name']} has k1 = {str(e).split(': ', 1)[1]}") from None
+            _check_tiles(p, self.r, where, label, "k1")  # (a space built in Python too)
 
     def __repr__(self):
         return f"Space({self.name!r}, {len(self.points)} points, r={self.r}, f={self.f})"
@@ -448,7 +461,7 @@ def _point_table(where, label, t, r):
     nm = t.pop("name", None)
     if nm is not None and (not isinstance(nm, str) or not nm.strip()):
         raise _problem(FpforgeTypeError if not isinstance(nm, str) else FpforgeValueError, where, label, "name",
-                       f"must be a non-empty string, not {_show(nm)}")
+                       f"must be a non-empty string, not {_show(nm)}", "a non-empty string")
     if "preset" in t:
         if t.keys() - {"preset"}:
             extra = sorted(t.keys() - {"preset"})[0]
@@ -475,12 +488,7 @@ def _point_table(where, label, t, r):
                            ", ".join(map(str, divisors)))
         pts = [point(family, name=nm, **t)]
     for p in pts:  # presets: k1 against the QSNR vectors and r
-        if p["family"] in ("bdr", "ocp"):
-            try:
-                _check_value("", "", "k1", p["k1"], r)
-            except FpforgeValueError as e:
-                raise _problem(FpforgeValueError, where, label, "preset" if "preset" in t else "k1",
-                               f"{p['name']} has k1 = {str(e).split(': ', 1)[1]}") from None
+        _check_tiles(p, r, where, label, "preset" if "preset" in t else "k1")
     return pts
 
 
@@ -496,10 +504,11 @@ def from_dict(data: dict, where="", announce=None) -> Space:
     name = data.get("name", "space")
     if not isinstance(name, str) or not name.strip():
         raise _problem(FpforgeTypeError if not isinstance(name, str) else FpforgeValueError, where, "", "name",
-                       f"must be a non-empty string, not {_show(name)}")
+                       f"must be a non-empty string, not {_show(name)}", "a non-empty string")
     description = data.get("description", "")
     if not isinstance(description, str):
-        raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}")
+        raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
+                       "a string")
     dot, qs, sy = (_tables(where, data, k) for k in ("dot", "qsnr", "synth"))
     grids, tables = _tables(where, data, "grid"), _tables(where, data, "points")
     if "r" not in dot:
@@ -550,8 +559,8 @@ def from_dict(data: dict, where="", announce=None) -> Space:
         labels += [label] * len(pts)
     total = sum(_grid_size(lists) for _, _, lists in checked)
     if total > MAX_POINTS:
-        raise _problem(FpforgeValueError, where, "[[grid]]", "", f"the grids span {total:,} points; a space holds at "
-                       f"most {MAX_POINTS:,} (split it into several spaces)")
+        raise _problem(FpforgeValueError, where, "[[grid]]", "", f"the grids span {total:,} points, more than a "
+                       "space holds (split it into several spaces)", f"at most {MAX_POINTS:,} points")
     if total > LARGE_GRID and announce is not None:
         announce(f"{where}[[grid]] tables span {total:,} points; expanding")
     grid_pts, grid_labels = [], []
