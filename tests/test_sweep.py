@@ -293,3 +293,20 @@ def test_the_reuse_flow_is_the_paper_spaces_and_keys_its_own_cache_entries(tmp_p
     assert reuse["reuse"] is True and "reuse" not in std  # the standard flow's keys stay the area tables'
     made = dict(verilog_sha256="0" * 64, top="t")
     assert area_key(dict(reuse, **made)) == dict(area_key(dict(std, **made)), reuse=REUSE_RULE)
+
+
+def test_a_task_units_remembered_spec_key_is_the_specs_own():
+    """The Verilog key of a task made by task_unit (spec hash remembered, not rebuilt) is the one a fresh
+    process computes from the unit's JSON form."""
+    import importlib
+
+    from fpforge.hw.spec import UnitSpec
+
+    ev = importlib.import_module("fpforge.sweep.evaluate")
+    for p in [*preset_points("mx9"), *preset_points("fp8"), *preset_points("hif8"), point("int", m=3),
+              point(m=5, k1=16, k2=4, d2=2)]:
+        unit = ev.task_unit(ev.unit_spec(p, 16, 24))
+        remembered = ev.verilog_key(dict(kind="verilog", unit=unit))
+        ev._SPEC_KEYS.clear()
+        rebuilt = ev.verilog_key(dict(kind="verilog", unit=unit))
+        assert remembered == rebuilt and remembered["spec"] == UnitSpec.from_dict(unit).sha256
