@@ -26,6 +26,12 @@ list of points. Points come from ``[[grid]]`` tables (the cartesian product of t
     [[points]]
     preset = "fp8"                    # or family = "bdr", m = 7, k1 = 16, ... ; name = "label" (optional)
 
+A space file is checked whole before any point is made (:func:`from_dict`): TOML types, values a unit can
+take (m 1..24, d1 1..8, d2 0..4, k1 dividing the 256-value QSNR vectors and, below r, r; k2 dividing k1;
+every value of a grid giving at least one point), keys a family ignores and names spelled exactly
+(lowercase: ``"AUTO"`` is refused with the spelling). Every error reads ``FILE: [table] key: what is wrong
+(valid: ...)``. Grids are counted before they are expanded (:data:`LARGE_GRID`, :data:`MAX_POINTS`).
+
 A point is a plain dict (``name, family, m, k1, d1, k2, d2, format, bits_per_element``); families:
 
 * ``bdr`` — BDR(m, k1, d1, k2, d2) (MX9/MX6/MX4, MSFP12/16 and any other); a grid keeps only the
@@ -57,8 +63,8 @@ from ..golden.block import BlockFormat, MXFormat, bdr
 from ..golden.dot import F_RANGE, MAX_R
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "PRESETS", "Space", "load_space", "point", "preset_points",
-           "grid_points"]
+__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS", "PRESETS", "Space",
+           "from_dict", "grid_points", "load_space", "point", "preset_points"]
 
 DEFAULT_VECTORS = 10_000
 DEFAULT_SEED = 0
