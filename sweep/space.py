@@ -109,7 +109,7 @@ def _show(value) -> str:
 def _problem(cls, where, table, key, what, valid=None):
     """``cls("FILE: [table] key: what (valid: ...)")``, the one shape of a space file's errors."""
     head = " ".join(x for x in (table, key) if x)
-    return cls(f"{where}{head}: {what}" + (f" (valid: {valid})" if valid else ""))
+    return cls(f"{where}{head + ': ' if head else ''}{what}" + (f" (valid: {valid})" if valid else ""))
 
 
 def _choice(where, table, key, value, choices, valid=None):
