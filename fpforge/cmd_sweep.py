@@ -81,6 +81,7 @@ def _write(path, data):
 def run(args) -> int:
     from .sweep import load_space
     from .sweep import run as sweep_run
+    from .sweep.space import MAX_VECTORS
 
     out_csv = _check_out(args.output, ("csv",), "-o/--output")
     out_json = _check_out(args.json, ("json",), "--json")
@@ -88,11 +89,13 @@ def run(args) -> int:
     for opt, v in (("--vectors", args.vectors), ("--seed", args.seed)):
         if v is not None and v < (1 if opt == "--vectors" else 0):
             raise FpforgeValueError(f"{opt} must be {'>= 1' if opt == '--vectors' else '>= 0'}, not {v}")
+    if args.vectors is not None and args.vectors > MAX_VECTORS:
+        raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
     if args.from_csv is not None:
         return _run_csv(args, out_csv, out_json, out_plot)
-    space = load_space(args.space)
+    space = load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr, flush=True))
     from .jobs.cache import check_environment
 
     check_environment(cache=args.cache is None and not args.no_cache)  # FPFORGE_CACHE & co, before any work

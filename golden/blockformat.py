@@ -7,6 +7,7 @@ drives them (shapes, rounding, draws, packing) and documents the semantics.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -439,11 +440,14 @@ def bdr(m, k1, d1, k2, d2) -> BlockFormat:
         Naming the bad value and the rule: m in 1..24, k1 >= 1, k2 >= 1 dividing k1, d1 in 1..8, d2 in 0..4.
     """
     fmt = BlockFormat(m, k1, d1, k2, d2)
-    for name in BLOCK_NAMES:
-        preset = get_format(name)
-        if isinstance(preset, BlockFormat) and preset == fmt:
-            return preset
-    return fmt
+    return _bdr_presets().get(fmt, fmt)
+
+
+@functools.lru_cache(maxsize=1)
+def _bdr_presets() -> dict:
+    """The registered BDR presets by their parameters (equality ignores the name)."""
+    fmts = [get_format(name) for name in BLOCK_NAMES]
+    return {f: f for f in fmts if isinstance(f, BlockFormat)}
 
 
 # -- the registered formats ---------------------------------------------------------------------------
@@ -475,6 +479,7 @@ BLOCK_NAMES = ("mx9", "mx6", "mx4", "msfp12", "msfp16", "mxfp8_e4m3", "mxfp8_e5m
 _BDR_NAME = re.compile(r"bdr_m(\d+)_k(\d+)_d(\d+)_k(\d+)_d(\d+)")
 
 
+@functools.lru_cache(maxsize=4096)  # a sweep resolves each point's name several times (frozen results: shared)
 def _resolve(name):
     """``bdr_m7_k16_d8_k2_d1`` -> ``bdr(7, 16, 8, 2, 1)`` (invalid parameters raise the bdr() error)."""
     match = _BDR_NAME.fullmatch(name)

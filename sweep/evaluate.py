@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import json
 import resource
 import time
 import zlib
@@ -30,10 +31,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..jobs import canonical_json
 from .space import VECTOR_LENGTH
 
 __all__ = ["area_key", "area_task", "generator_hash", "numerics_key", "numerics_task", "quantize_int",
-           "task_spec", "unit_spec", "verilog_key", "verilog_task"]
+           "task_spec", "task_unit", "unit_spec", "verilog_key", "verilog_task"]
 
 _ROOT = Path(__file__).resolve().parent.parent
 #: Fraction of dot products that must be exact for ``f = "auto"``.
@@ -71,10 +73,15 @@ def _file_hash(path) -> str:
 def unit_spec(p, r, f):
     """The :class:`~fpforge.hw.spec.DotSpec` of point ``p``'s dot-product unit at length ``r`` and window ``f``,
     with the paper's area method (combinational, I/O registers only)."""
-    from ..hw.spec import DotSpec
-
     fp = "fp8" if p["format"] in ("e4m3", "e5m2") else p["format"]  # HiF8, CFloat8: units of their own
     fmt = {"fp": fp, "int": f"bdr_m{p['m']}_k{r}_d1_k{r}_d0"}.get(p["family"], p["format"])
+    return _dot_spec(fmt, r, f)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a sweep asks for each spec (and the FP8 baseline's) several times
+def _dot_spec(fmt, r, f):
+    from ..hw.spec import DotSpec
+
     return DotSpec(format=fmt, r=r, f=f, io_registers=True)
 
 
@@ -93,8 +100,27 @@ def numerics_key(task) -> dict:
 
 
 def verilog_key(task) -> dict:
-    spec, name = task_spec(task["unit"])
-    return dict(kind="verilog", spec=spec.sha256, name=name, generator=generator_hash())
+    return dict(kind="verilog", **_spec_key(canonical_json(task["unit"])), generator=generator_hash())
+
+
+_SPEC_KEYS: dict = {}
+
+
+def _spec_key(unit_json) -> dict:
+    if unit_json not in _SPEC_KEYS:
+        if len(_SPEC_KEYS) >= 1 << 17:
+            _SPEC_KEYS.clear()
+        spec, name = task_spec(json.loads(unit_json))
+        _SPEC_KEYS[unit_json] = dict(spec=spec.sha256, name=name)
+    return _SPEC_KEYS[unit_json]
+
+
+def task_unit(spec) -> dict:
+    """``spec.to_dict()``, the unit of a task, with its Verilog key's spec hash remembered (a spec's JSON form
+    reads back as the same spec, so the key need not build it again)."""
+    unit = spec.to_dict()
+    _SPEC_KEYS.setdefault(canonical_json(unit), dict(spec=spec.sha256, name=None))
+    return unit
 
 
 def area_key(task) -> dict:

@@ -7,7 +7,7 @@ import time
 
 from ..golden.errors import FpforgeTypeError
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
-from .evaluate import area_key, area_task, numerics_key, numerics_task, unit_spec, verilog_key, verilog_task
+from .evaluate import area_key, area_task, numerics_key, numerics_task, task_unit, unit_spec, verilog_key, verilog_task
 from .space import Space, load_space
 from .table import SweepResult, memory_rel, pareto, with_scale_bits
 
@@ -43,7 +43,7 @@ REUSE_STANDARD = ("mxint8",)
 
 
 def _area(space, spec):
-    task = dict(kind="area", unit=spec.to_dict(), liberty=space.liberty, abc_script=space.abc_script)
+    task = dict(kind="area", unit=task_unit(spec), liberty=space.liberty, abc_script=space.abc_script)
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
     elif space.flow == "reuse" and spec.format not in REUSE_STANDARD:

@@ -26,6 +26,12 @@ list of points. Points come from ``[[grid]]`` tables (the cartesian product of t
     [[points]]
     preset = "fp8"                    # or family = "bdr", m = 7, k1 = 16, ... ; name = "label" (optional)
 
+A space file is checked whole before any point is made (:func:`from_dict`): TOML types, values a unit can
+take (m 1..24, d1 1..8, d2 0..4, k1 dividing the 256-value QSNR vectors and, below r, r; k2 dividing k1;
+every value of a grid giving at least one point), keys a family ignores and names spelled exactly
+(lowercase: ``"AUTO"`` is refused with the spelling). Every error reads ``FILE: [table] key: what is wrong
+(valid: ...)``. Grids are counted before they are expanded (:data:`LARGE_GRID`, :data:`MAX_POINTS`).
+
 A point is a plain dict (``name, family, m, k1, d1, k2, d2, format, bits_per_element``); families:
 
 * ``bdr`` — BDR(m, k1, d1, k2, d2) (MX9/MX6/MX4, MSFP12/16 and any other); a grid keeps only the
@@ -46,17 +52,19 @@ A point is a plain dict (``name, family, m, k1, d1, k2, d2, format, bits_per_ele
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import tomllib
 from pathlib import Path
 
 from ..golden import get_format
 from ..golden.block import BlockFormat, MXFormat, bdr
-from ..golden.dot import F_RANGE
+from ..golden.dot import F_RANGE, MAX_R
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "PRESETS", "Space", "load_space", "point", "preset_points",
-           "grid_points"]
+__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS", "PRESETS", "Space",
+           "from_dict", "grid_points", "load_space", "point", "preset_points"]
 
 DEFAULT_VECTORS = 10_000
 DEFAULT_SEED = 0
@@ -79,17 +87,58 @@ _KEYS = ("m", "k1", "d1", "k2", "d2")
 
 def _int(name, value, lo, hi=None, where=""):
     if not isinstance(value, int) or isinstance(value, bool):
-        raise FpforgeTypeError(f"{where}{name} must be an integer, not {value!r}")
+        raise FpforgeTypeError(f"{where}{name}: must be an integer, not {_show(value)}")
     if value < lo or (hi is not None and value > hi):
         rng = f">= {lo}" if hi is None else f"in {lo}..{hi}"
-        raise FpforgeValueError(f"{where}{name} must be an integer {rng}, not {value!r}")
+        raise FpforgeValueError(f"{where}{name}: must be an integer {rng}, not {value!r}")
     return value
 
 
+_TOML_TYPES = {str: "a string", bool: "a boolean", int: "an integer", float: "a float", list: "an array",
+               dict: "a table"}
+
+
+def _show(value) -> str:
+    """``value`` as the space file spells it, and its TOML type: ``'16' (a string)``."""
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    kind = _TOML_TYPES.get(type(value), "a date/time" if hasattr(value, "isoformat") else type(value).__name__)
+    return f"{text} ({kind})"
+
+
+def _problem(cls, where, table, key, what, valid=None):
+    """``cls("FILE: [table] key: what (valid: ...)")``, the one shape of a space file's errors."""
+    head = " ".join(x for x in (table, key) if x)
+    return cls(f"{where}{head + ': ' if head else ''}{what}" + (f" (valid: {valid})" if valid else ""))
+
+
+def _choice(where, table, key, value, choices, valid=None):
+    """An enumerated value, spelled exactly (names are lowercase; ``"AUTO"`` is refused with the spelling)."""
+    valid = valid or ", ".join(choices)
+    if not isinstance(value, str):
+        raise _problem(FpforgeTypeError, where, table, key, f"must be a name, not {_show(value)}", valid)
+    if value not in choices:
+        fixed = value.strip().lower()
+        if fixed in choices:
+            raise _problem(UnknownName, where, table, key, f"{value!r} is spelled {fixed!r} (names are lowercase, "
+                           "exactly as listed)", valid)
+        raise _problem(UnknownName, where, table, key, f"unknown {key} {value!r}", valid)
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def _block_presets() -> dict:
+    """The registered BDR formats by their parameters (what :func:`~fpforge.golden.block.bdr` returns)."""
+    from ..golden.blockformat import BLOCK_NAMES
+
+    fmts = [get_format(n) for n in BLOCK_NAMES]
+    return {f: f for f in fmts if isinstance(f, BlockFormat)}
+
+
 def _bdr_point(fmt: BlockFormat, name=None) -> dict:
-    for preset in _BDR_PRESETS:
-        if get_format(preset) == fmt:
-            name = name or preset
+    fmt = _block_presets().get(fmt, fmt)
+    if name is None and fmt.name in _BDR_PRESETS:
+        name = fmt.name
     return dict(name=name or fmt.name, family="bdr", m=fmt.m, k1=fmt.k1, d1=fmt.d1, k2=fmt.k2, d2=fmt.d2,
                 format=fmt.name, bits_per_element=float(fmt.bits_per_element))
 
@@ -113,21 +162,23 @@ def _fp_point(fmt_name, name=None) -> dict:
 
 
 def _int_point(m, name=None) -> dict:
-    _int("m", m, 1, 24, "int point: ")
+    _int("m", m, 1, 24, "int point ")
     return dict(name=name or f"int{m + 1}", family="int", m=m, k1=VECTOR_LENGTH, d1=32, k2=VECTOR_LENGTH, d2=0,
                 format=f"int{m + 1}", bits_per_element=float(m + 1))
 
 
-def preset_points(preset: str, name=None) -> list:
-    """The point(s) of a preset name (``fp8`` gives E4M3 and E5M2)."""
-    if not isinstance(preset, str):
-        raise FpforgeTypeError(f"preset must be a name, not {preset!r}")
-    p = preset.strip().lower()
+#: What a ``preset`` may name, for messages.
+PRESET_CHOICES = (f"{', '.join(PRESETS)}, intN (N = 2..25) or bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>")
+
+
+def _preset(p, name):
+    if p != p.strip().lower():
+        return None
     if p == "fp8":
         return [_fp_point("e4m3"), _fp_point("e5m2")]
     if p in ("e4m3", "e5m2", *_OWN_UNIT_PRESETS):
         return [_fp_point(p, name)]
-    if p.startswith("int") and p[3:].isdigit() and int(p[3:]) >= 2:
+    if p.startswith("int") and p[3:].isdigit() and 2 <= int(p[3:]) <= 25 and p[3] != "0":
         return [_int_point(int(p[3:]) - 1, name)]
     try:
         fmt = get_format(p)
@@ -137,17 +188,37 @@ def preset_points(preset: str, name=None) -> list:
         return [_bdr_point(fmt, name)]
     if isinstance(fmt, MXFormat):
         return [_ocp_point(fmt, name)]
-    raise UnknownName(f"unknown sweep preset {preset!r}; valid: {', '.join(PRESETS)}, intN (N >= 2) or "
-                      "bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>")
+    return None
+
+
+def preset_points(preset: str, name=None, where="", table="") -> list:
+    """The point(s) of a preset name (``fp8`` gives E4M3 and E5M2); names are spelled exactly (lowercase)."""
+    if not isinstance(preset, str):
+        raise _problem(FpforgeTypeError, where, table, "preset", f"must be a name, not {_show(preset)}",
+                       PRESET_CHOICES)
+    pts = _preset(preset, name)
+    if pts is None:
+        fixed = preset.strip().lower()
+        if fixed != preset and _preset(fixed, name) is not None:
+            raise _problem(UnknownName, where, table, "preset", f"{preset!r} is spelled {fixed!r} (names are "
+                           "lowercase, exactly as listed)", PRESET_CHOICES)
+        raise _problem(UnknownName, where, table, "preset", f"unknown sweep preset {preset!r}", PRESET_CHOICES)
+    return pts
 
 
 def point(family="bdr", *, name=None, m=None, k1=None, d1=8, k2=None, d2=0) -> dict:
-    """One point from explicit parameters (``family`` bdr or int; see the module docstring)."""
+    """One point from explicit parameters (``family`` bdr or int; see the module docstring). An int point
+    takes only ``m``: k1, d1, k2 and d2 are fixed by the family and refused, not ignored."""
     if family == "int":
+        given = [k for k, v, default in (("k1", k1, None), ("d1", d1, 8), ("k2", k2, None), ("d2", d2, 0))
+                 if v != default]
+        if given:
+            raise FpforgeValueError(f"{given[0]}: family int takes only m (k1 = 256 values per FP32 scale, d1 = 32)"
+                                    " (valid: name, family, m)")
         return _int_point(m, name)
     if family != "bdr":
-        raise UnknownName(f"unknown point family {family!r}; valid with explicit parameters: bdr, int (ocp and "
-                          "fp points come from presets)")
+        raise UnknownName(f"family: unknown point family {family!r}; ocp and fp points come from presets (valid "
+                          "with explicit parameters: bdr, int)")
     if k2 is None:
         k2 = k1
     try:
@@ -157,91 +228,193 @@ def point(family="bdr", *, name=None, m=None, k1=None, d1=8, k2=None, d2=0) -> d
     return _bdr_point(fmt, name)
 
 
-def grid_points(table: dict, where: str) -> list:
+#: Block sizes a unit can take: k1 divides the QSNR vector length (a block never straddles two vectors).
+K1_CHOICES = tuple(1 << i for i in range((VECTOR_LENGTH).bit_length() - 1 + 1))
+#: Ranges of the other parameters (BlockFormat's rules).
+_RANGES = {"m": (1, 24), "d1": (1, 8), "d2": (0, 4)}
+#: A space file whose grids span more points than this says how many before expanding them.
+LARGE_GRID = 10_000
+#: No space holds more points (a sweep of a million synthesized units is months of CPU: split it).
+MAX_POINTS = 1_000_000
+
+
+def _k1_choices(r):
+    return [k for k in K1_CHOICES if r is None or k >= r or r % k == 0]
+
+
+def _check_value(where, table, key, x, r=None):
+    """One value of m, k1, d1, k2 or d2 (an int already), against what a unit can take."""
+    if key in _RANGES:
+        lo, hi = _RANGES[key]
+        if not lo <= x <= hi:
+            raise _problem(FpforgeValueError, where, table, key, f"{x} is out of range", f"{lo}..{hi}")
+    elif x < 1:
+        raise _problem(FpforgeValueError, where, table, key, f"{x}: a {'block' if key == 'k1' else 'sub-block'} "
+                       "holds at least one value", "1, 2, 4, ... dividing k1" if key == "k2" else
+                       ", ".join(map(str, _k1_choices(r))))
+    elif key == "k1" and VECTOR_LENGTH % x:
+        raise _problem(FpforgeValueError, where, table, key, f"{x} does not divide the QSNR vector length "
+                       f"{VECTOR_LENGTH}", ", ".join(map(str, _k1_choices(r))))
+    elif key == "k1" and r is not None and x < r and r % x:
+        raise _problem(FpforgeValueError, where, table, key, f"{x} does not divide [dot] r = {r} (blocks smaller "
+                       "than r tile the dot product)", ", ".join(map(str, _k1_choices(r))))
+
+
+def _check_tiles(p, r, where, label, key):
+    """A block point's blocks tile its QSNR vectors and its dot product (k1 >= r makes r = k1)."""
+    if p["family"] not in ("bdr", "ocp"):
+        return
+    k1 = p["k1"]
+    if VECTOR_LENGTH % k1:
+        raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide the "
+                       f"QSNR vector length {VECTOR_LENGTH}", f"k1 in {', '.join(map(str, _k1_choices(r)))}")
+    if k1 < r and r % k1:
+        raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide "
+                       f"[dot] r = {r} (blocks smaller than r tile the dot product)",
+                       f"k1 in {', '.join(map(str, _k1_choices(r)))}, or [dot] r a multiple of {k1}")
+
+
+def _ints(where, table, key, v, lists):
+    """An integer, or with ``lists`` also an array of integers, as a list."""
+    what = "an integer or an array of integers" if lists else "an integer"
+    vs = v if lists and isinstance(v, list) else [v]
+    if lists and not vs:
+        raise _problem(FpforgeValueError, where, table, key, "is an empty array", what)
+    for x in vs:
+        if not isinstance(x, int) or isinstance(x, bool):
+            tail = f" ({x!r} is {_show(x).rsplit('(', 1)[1][:-1]})" if x is not v else ""
+            raise _problem(FpforgeTypeError, where, table, key, f"must be {what}, not {_show(v)}{tail}", what)
+    dup = sorted({x for x in vs if vs.count(x) > 1})
+    if dup:
+        raise _problem(FpforgeValueError, where, table, key, f"lists {dup[0]} more than once", "distinct integers")
+    return vs
+
+
+def _makes_bdr(k1, k2, d2):
+    return k1 % k2 == 0 and (d2 == 0 or k2 < k1)
+
+
+def _grid_lists(table, where="", label="[[grid]]", r=None):
+    """Check one [[grid]] table (types, each value, each value giving a point); returns (family, lists)."""
+    if not isinstance(table, dict):
+        raise _problem(FpforgeTypeError, where, label, "", f"must be a table, not {_show(table)}", "a table")
     table = dict(table)
-    family = table.pop("family", "bdr")
-    if family not in ("bdr", "int"):
-        raise UnknownName(f"{where}family must be bdr or int, not {family!r} (ocp and fp points come from "
-                          "[[points]] presets)")
+    family = _choice(where, label, "family", table.pop("family", "bdr"), ("bdr", "int"),
+                     "bdr, int; ocp and fp points come from [[points]] presets")
     allowed = ("m",) if family == "int" else _KEYS
-    unknown = sorted(set(table) - set(allowed))
-    if unknown:
-        raise FpforgeValueError(f"{where}unknown key(s) {', '.join(unknown)} for family {family}; valid: "
-                                f"family, {', '.join(allowed)}")
+    for k in table:
+        if k in allowed:
+            continue
+        if k in _KEYS:
+            raise _problem(FpforgeValueError, where, label, k, "family int takes only m (a sign and m magnitude "
+                           "bits; k1 = 256 values per FP32 scale, d1 = 32)", "family, m")
+        raise _problem(UnknownName, where, label, k, "unknown key", f"family, {', '.join(allowed)}")
     lists = {}
     for k in allowed:
-        v = table.get(k, 8 if k == "d1" else None)
-        if v is None:
-            raise FpforgeValueError(f"{where}needs {k} (an integer or a list of integers)")
-        v = v if isinstance(v, list) else [v]
-        if not v:
-            raise FpforgeValueError(f"{where}{k} is an empty list")
-        for x in v:
-            _int(k, x, 0, None, where)
-        lists[k] = v
+        if k not in table and k != "d1":
+            raise _problem(FpforgeValueError, where, label, k, "missing", "an integer or an array of integers")
+        lists[k] = _ints(where, label, k, table.get(k, 8), True)
+        for x in lists[k]:
+            _check_value(where, label, k, x, r)
+    if family == "bdr":
+        made = [(k1, k2, d2) for k1 in lists["k1"] for k2 in lists["k2"] for d2 in lists["d2"] if _makes_bdr(k1, k2, d2)]
+        cands = {"k1": _k1_choices(r), "k2": sorted({d for k1 in lists["k1"] for d in range(1, k1 + 1) if k1 % d == 0}),
+                 "d2": range(5)}
+        for key in ("k2", "d2", "k1"):  # blame a sub-block size first, a block size last
+            i = ("k1", "k2", "d2").index(key)
+            used = {t[i] for t in made}
+            for v in lists[key]:
+                if v in used:
+                    continue
+                others = {k: lists[k] for k in ("k1", "k2", "d2") if k != key}
+                ok = [c for c in cands[key] if any(_makes_bdr(**dict(zip(("k1", "k2", "d2"), t)))
+                                                   for t in itertools.product(*[[c] if k == key else lists[k]
+                                                                                for k in ("k1", "k2", "d2")]))]
+                ctx = ", ".join(f"{k} = {v_}" for k, v_ in others.items())
+                raise _problem(FpforgeValueError, where, label, key, f"{v} gives no point with {ctx}: k2 must divide "
+                               "k1, and be smaller than k1 where d2 > 0 (one sub-block's shift is always 0)",
+                               ", ".join(map(str, ok)) if ok else "k2 dividing k1, k2 < k1 where d2 > 0")
+    return family, lists
+
+
+def _grid_size(lists) -> int:
+    return math.prod(len(v) for v in lists.values())
+
+
+def _expand(family, lists) -> list:
+    if family == "int":
+        return [_int_point(m) for m in lists["m"]]
     out = []
-    for combo in itertools.product(*(lists[k] for k in allowed)):
-        cfg = dict(zip(allowed, combo))
-        if family == "int":
-            out.append(_int_point(cfg["m"]))
-            continue
-        if cfg["d2"] == 0:
-            cfg["k2"] = cfg["k1"]
-        if cfg["k2"] < 1 or cfg["k1"] < 1 or cfg["k1"] % cfg["k2"] or (cfg["d2"] and cfg["k2"] == cfg["k1"]):
-            continue  # not a BDR configuration, or a shift that is always 0 (one sub-block): skipped
-        out.append(point("bdr", **cfg))
+    for m, k1, d1, k2, d2 in itertools.product(*(lists[k] for k in _KEYS)):
+        if _makes_bdr(k1, k2, d2):
+            out.append(_bdr_point(BlockFormat(m, k1, d1, k1 if d2 == 0 else k2, d2)))
     return out
 
 
-def _dedupe(points):
+def grid_points(table: dict, where: str = "", label: str = "[[grid]]", r=None) -> list:
+    """The points of one grid table (the cartesian product of its lists; see the module docstring): each value
+    is checked (and, with ``r``, k1 against the dot-product length), and every value must give a point."""
+    return _expand(*_grid_lists(table, where, label, r))
+
+
+def _dedupe(points, where="", labels=None):
     """Identical configurations once; the first table that names them gives the name."""
-    seen, out = {}, []
-    for p in points:
+    labels = labels or [""] * len(points)
+    seen, out, first = {}, [], {}
+    for p, label in zip(points, labels):
         key = (p["family"], p["format"])
         if key in seen:
             continue
         seen[key] = p
         out.append(p)
-    names = {}
-    for p in out:
-        names.setdefault(p["name"], []).append(p)
-    dup = [n for n, ps in names.items() if len(ps) > 1]
-    if dup:
-        raise FpforgeValueError(f"point name(s) used for different configurations: {', '.join(dup)}")
+        if p["name"] in first:
+            other, olabel = first[p["name"]]
+            raise _problem(FpforgeValueError, where, label, "name", f"{p['name']!r} is also the name of a different "
+                           f"point ({other['format']}{', ' + olabel if olabel else ''})", "a name of its own")
+        first[p["name"]] = (p, label)
     return out
 
 
 class Space:
     """A design space: ``name``, ``r``, ``f`` (int or ``"auto"``), ``vectors``, ``seed``, ``liberty`` (path
     or None), ``abc_script`` (or None), ``flow`` (:data:`FLOWS`), ``points`` (list of point dicts), ``description``, ``kind``
-    (``"dot"``: the Fig. 7 sweep; area-table spaces are :class:`fpforge.sweep.area.AreaSpace`)."""
+    (``"dot"``: the Fig. 7 sweep; area-table spaces are :class:`fpforge.sweep.area.AreaSpace`). ``where`` and
+    ``labels`` (each point's table) only word the errors of a space file."""
 
     kind = "dot"
 
     def __init__(self, name, points, *, r=16, f=24, vectors=DEFAULT_VECTORS, seed=DEFAULT_SEED, liberty=None,
-                 abc_script=None, flow="standard", description=""):
+                 abc_script=None, flow="standard", description="", where="", labels=None):
         if not isinstance(name, str) or not name:
-            raise FpforgeValueError(f"space name must be a non-empty string, not {name!r}")
+            raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
+                           "a non-empty string")
         self.name = name
-        self.r = _int("r", r, 1, None, "[dot] ")
+        self.r = _int("r", r, 1, MAX_R, where + "[dot] ")
         if f != "auto":
-            _int("f", f, *F_RANGE, where="[dot] ")
+            _int("f", f, *F_RANGE, where=where + "[dot] ")
         self.f = f
-        self.vectors = _int("vectors", vectors, 1, None, "[qsnr] ")
-        self.seed = _int("seed", seed, 0, None, "[qsnr] ")
+        self.vectors = _int("vectors", vectors, 1, MAX_VECTORS, where + "[qsnr] ")
+        self.seed = _int("seed", seed, 0, None, where + "[qsnr] ")
         if liberty is not None and not Path(liberty).is_file():
-            raise FpforgeValueError(f"[synth] liberty file not found: {str(liberty)!r}")
+            raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(liberty)!r}",
+                           "an existing liberty file")
         self.liberty = None if liberty is None else str(Path(liberty).resolve())
         if abc_script is not None and (not isinstance(abc_script, str) or not abc_script.strip()):
-            raise FpforgeValueError(f"[synth] abc_script must be a non-empty string, not {abc_script!r}")
+            raise _problem(FpforgeValueError, where, "[synth]", "abc_script",
+                           f"must be a non-empty string, not {abc_script!r}", "an ABC script")
         self.abc_script = abc_script
-        if flow not in FLOWS:
-            raise UnknownName(f"[synth] flow must be one of {', '.join(FLOWS)}, not {flow!r}")
+        _choice(where, "[synth]", "flow", flow, FLOWS)
         self.flow = flow
+        if not isinstance(description, str):
+            raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
+                           "a string")
         self.description = description
-        self.points = _dedupe(points)
+        self.points = _dedupe(points, where, labels)
         if not self.points:
-            raise FpforgeValueError(f"space {name!r} has no points: add [[grid]] or [[points]] tables")
+            raise _problem(FpforgeValueError, where, "", "", f"space {name!r} has no points",
+                           "add [[grid]] or [[points]] tables")
+        for p, label in zip(points, labels or [""] * len(points)):
+            _check_tiles(p, self.r, where, label, "k1")  # (a space built in Python too)
 
     def __repr__(self):
         return f"Space({self.name!r}, {len(self.points)} points, r={self.r}, f={self.f})"
@@ -260,55 +433,159 @@ class Space:
         return self.r
 
 
-def from_dict(data: dict, where="") -> Space:
-    """A :class:`Space` from parsed TOML data (see the module docstring)."""
+_TOP = {"name": "", "description": "", "dot": "[dot]", "qsnr": "[qsnr]", "synth": "[synth]", "grid": "[[grid]]",
+        "points": "[[points]]"}
+_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "abc_script", "flow")}
+_POINT_KEYS = ("preset", "name", "family", *_KEYS)
+#: QSNR vectors a space may ask for (``fpforge.golden.qsnr.MAX_VALUES`` values of 256).
+MAX_VECTORS = (1 << 24) // VECTOR_LENGTH
+
+
+def _tables(where, data, key):
+    """``data[key]``: a table (``[dot]``) or an array of tables (``[[grid]]``), checked for its TOML type."""
+    v = data.get(key, [] if key in ("grid", "points") else {})
+    if key in ("grid", "points"):
+        if not isinstance(v, list) or not all(isinstance(t, dict) for t in v):
+            raise _problem(FpforgeTypeError, where, "", key, f"must be an array of tables [[{key}]], not {_show(v)}",
+                           f"[[{key}]] tables")
+        return v
+    if not isinstance(v, dict):
+        raise _problem(FpforgeTypeError, where, "", key, f"must be a table [{key}], not {_show(v)}",
+                       ", ".join(_TABLE_KEYS[key]))
+    for k in v:
+        if k not in _TABLE_KEYS[key]:
+            raise _problem(UnknownName, where, f"[{key}]", k, "unknown key", ", ".join(_TABLE_KEYS[key]))
+    return v
+
+
+def _point_table(where, label, t, r):
+    """The point(s) of one [[points]] table, checked."""
+    t = dict(t)
+    for k in t:
+        if k not in _POINT_KEYS:
+            raise _problem(UnknownName, where, label, k, "unknown key", ", ".join(_POINT_KEYS))
+    nm = t.pop("name", None)
+    if nm is not None and (not isinstance(nm, str) or not nm.strip()):
+        raise _problem(FpforgeTypeError if not isinstance(nm, str) else FpforgeValueError, where, label, "name",
+                       f"must be a non-empty string, not {_show(nm)}", "a non-empty string")
+    if "preset" in t:
+        if t.keys() - {"preset"}:
+            extra = sorted(t.keys() - {"preset"})[0]
+            raise _problem(FpforgeValueError, where, label, extra, "a preset fixes every parameter: give a preset "
+                           "or explicit parameters, not both", "preset, name")
+        pts = preset_points(t["preset"], nm, where, label)
+    else:
+        family = _choice(where, label, "family", t.pop("family", "bdr"), ("bdr", "int"),
+                         "bdr, int; ocp and fp points come from presets")
+        allowed = ("m",) if family == "int" else _KEYS
+        for k in t:
+            if k not in allowed:
+                raise _problem(FpforgeValueError, where, label, k, "family int takes only m (a sign and m magnitude "
+                               "bits; k1 = 256 values per FP32 scale, d1 = 32)", "name, family, m")
+        for k in allowed:
+            if k not in t and k in ("m", "k1"):
+                raise _problem(FpforgeValueError, where, label, k, "missing (or give a preset)", "an integer")
+            if k in t:
+                _ints(where, label, k, t[k], False)
+                _check_value(where, label, k, t[k], r)
+        if "k2" in t and t["k1"] % t["k2"]:
+            divisors = [d for d in range(1, t["k1"] + 1) if t["k1"] % d == 0]
+            raise _problem(FpforgeValueError, where, label, "k2", f"{t['k2']} does not divide k1 = {t['k1']}",
+                           ", ".join(map(str, divisors)))
+        pts = [point(family, name=nm, **t)]
+    for p in pts:  # presets: k1 against the QSNR vectors and r
+        _check_tiles(p, r, where, label, "preset" if "preset" in t else "k1")
+    return pts
+
+
+def from_dict(data: dict, where="", announce=None) -> Space:
+    """A :class:`Space` from parsed TOML data (see the module docstring), every table and key checked before
+    any point is made: errors read ``WHERE[table] key: what is wrong (valid: ...)``. ``announce(text)`` is
+    told the number of grid points before a grid of more than :data:`LARGE_GRID` points is expanded."""
     if not isinstance(data, dict):
-        raise FpforgeTypeError(f"{where}a space is a TOML table, not {data!r}")
-    unknown = sorted(set(data) - {"name", "description", "dot", "qsnr", "synth", "grid", "points"})
-    if unknown:
-        raise FpforgeValueError(f"{where}unknown top-level key(s) {', '.join(unknown)}; valid: name, description, "
-                                "[dot], [qsnr], [synth], [[grid]], [[points]]")
-    dot = data.get("dot", {})
-    qs = data.get("qsnr", {})
-    sy = data.get("synth", {})
-    for tname, table, keys in (("dot", dot, ("r", "f")), ("qsnr", qs, ("vectors", "seed")),
-                               ("synth", sy, ("liberty", "abc_script", "flow"))):
-        if not isinstance(table, dict):
-            raise FpforgeTypeError(f"{where}[{tname}] must be a table")
-        bad = sorted(set(table) - set(keys))
-        if bad:
-            raise FpforgeValueError(f"{where}unknown key(s) {', '.join(bad)} in [{tname}]; valid: {', '.join(keys)}")
+        raise FpforgeTypeError(f"{where}a space is a TOML table, not {_show(data)}")
+    for k in data:
+        if k not in _TOP:
+            raise _problem(UnknownName, where, "", k, "unknown table or key", ", ".join(v or k for k, v in _TOP.items()))
+    name = data.get("name", "space")
+    if not isinstance(name, str) or not name.strip():
+        raise _problem(FpforgeTypeError if not isinstance(name, str) else FpforgeValueError, where, "", "name",
+                       f"must be a non-empty string, not {_show(name)}", "a non-empty string")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
+                       "a string")
+    dot, qs, sy = (_tables(where, data, k) for k in ("dot", "qsnr", "synth"))
+    grids, tables = _tables(where, data, "grid"), _tables(where, data, "points")
     if "r" not in dot:
-        raise FpforgeValueError(f"{where}[dot] needs r (elements per dot product)")
-    points = []
-    for i, g in enumerate(data.get("grid", [])):
-        points += grid_points(g, f"{where}[[grid]] #{i + 1}: ")
-    for i, t in enumerate(data.get("points", [])):
-        t = dict(t)
-        w = f"{where}[[points]] #{i + 1}: "
-        nm = t.pop("name", None)
-        if "preset" in t:
-            if t.keys() - {"preset"}:
-                raise FpforgeValueError(f"{w}give a preset or explicit parameters, not both")
-            points += preset_points(t["preset"], nm)
-        else:
-            bad = sorted(set(t) - {"family", *_KEYS})
-            if bad:
-                raise FpforgeValueError(f"{w}unknown key(s) {', '.join(bad)}; valid: preset, name, family, "
-                                        f"{', '.join(_KEYS)}")
-            points.append(point(t.pop("family", "bdr"), name=nm, **t))
-    base = Path(where.rstrip(": ")).parent if where else Path(".")
+        raise _problem(FpforgeValueError, where, "[dot]", "r", "missing (elements per dot product)",
+                       f"an integer 1..{MAX_R}")
+    r = _ints(where, "[dot]", "r", dot["r"], False)[0]
+    if not 1 <= r <= MAX_R:
+        raise _problem(FpforgeValueError, where, "[dot]", "r", f"{r} is out of range", f"1..{MAX_R}")
+    f = dot.get("f", 24)
+    f_valid = f"an integer {F_RANGE[0]}..{F_RANGE[1]} or \"auto\""
+    if isinstance(f, str):
+        _choice(where, "[dot]", "f", f, ("auto",), f_valid)
+    elif not isinstance(f, int) or isinstance(f, bool):
+        raise _problem(FpforgeTypeError, where, "[dot]", "f", f"must be an integer or \"auto\", not {_show(f)}",
+                       f_valid)
+    elif not F_RANGE[0] <= f <= F_RANGE[1]:
+        raise _problem(FpforgeValueError, where, "[dot]", "f", f"{f} is out of range", f_valid)
+    vectors = _ints(where, "[qsnr]", "vectors", qs.get("vectors", DEFAULT_VECTORS), False)[0]
+    if not 1 <= vectors <= MAX_VECTORS:
+        raise _problem(FpforgeValueError, where, "[qsnr]", "vectors", f"{vectors} is out of range",
+                       f"1..{MAX_VECTORS:,} (vectors of {VECTOR_LENGTH} values)")
+    seed = _ints(where, "[qsnr]", "seed", qs.get("seed", DEFAULT_SEED), False)[0]
+    if seed < 0:
+        raise _problem(FpforgeValueError, where, "[qsnr]", "seed", f"{seed} is negative", "an integer >= 0")
     liberty = sy.get("liberty")
-    if liberty is not None and not Path(liberty).is_absolute():
-        liberty = str(base / liberty)
-    return Space(data.get("name", "space"), points, r=dot["r"], f=dot.get("f", 24),
-                 vectors=qs.get("vectors", DEFAULT_VECTORS), seed=qs.get("seed", DEFAULT_SEED), liberty=liberty,
-                 abc_script=sy.get("abc_script"), flow=sy.get("flow", "standard"),
-                 description=data.get("description", ""))
+    if liberty is not None:
+        if not isinstance(liberty, str) or not liberty.strip():
+            raise _problem(FpforgeTypeError if not isinstance(liberty, str) else FpforgeValueError, where, "[synth]",
+                           "liberty", f"must be a path (a string), not {_show(liberty)}",
+                           "a liberty file, relative to the space file")
+        base = Path(where.rstrip(": ")).parent if where else Path(".")
+        path = Path(liberty) if Path(liberty).is_absolute() else base / liberty
+        if not path.is_file():
+            raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(path)!r}",
+                           "a liberty file, relative to the space file")
+        liberty = str(path)
+    abc = sy.get("abc_script")
+    if abc is not None and (not isinstance(abc, str) or not abc.strip()):
+        raise _problem(FpforgeTypeError if not isinstance(abc, str) else FpforgeValueError, where, "[synth]",
+                       "abc_script", f"must be a non-empty string, not {_show(abc)}", "an ABC script")
+    flow = _choice(where, "[synth]", "flow", sy.get("flow", "standard"), FLOWS)
+    checked = [(f"[[grid]] #{i + 1}", *_grid_lists(g, where, f"[[grid]] #{i + 1}", r)) for i, g in enumerate(grids)]
+    points, labels = [], []
+    for i, t in enumerate(tables):
+        label = f"[[points]] #{i + 1}"
+        pts = _point_table(where, label, t, r)
+        points += pts
+        labels += [label] * len(pts)
+    total = sum(_grid_size(lists) for _, _, lists in checked)
+    if total > MAX_POINTS:
+        raise _problem(FpforgeValueError, where, "[[grid]]", "", f"the grids span {total:,} points, more than a "
+                       "space holds (split it into several spaces)", f"at most {MAX_POINTS:,} points")
+    if total > LARGE_GRID and announce is not None:
+        announce(f"{where}[[grid]] tables span {total:,} points; expanding")
+    grid_pts, grid_labels = [], []
+    for label, family, lists in checked:
+        pts = _expand(family, lists)
+        grid_pts += pts
+        grid_labels += [label] * len(pts)
+    space = Space(name, grid_pts + points, r=r, f=f, vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
+                  flow=flow, description=description, where=where, labels=grid_labels + labels)
+    if total > LARGE_GRID and announce is not None:
+        announce(f"{where}{len(space.points):,} distinct points (grid combinations that are not BDR configurations "
+                 "skipped, identical ones merged)")
+    return space
 
 
-def load_space(space):
-    """A built-in space by name (``fpforge.sweep.SPACES``), a TOML file path, or a :class:`Space` as is."""
+def load_space(space, announce=None):
+    """A built-in space by name (``fpforge.sweep.SPACES``), a TOML file path, or a :class:`Space` as is.
+    A TOML file is checked whole before any point is made (:func:`from_dict`; ``announce`` is told the size of
+    a large grid before it is expanded)."""
     from .area import AREA_SPACES
     from .spaces import SPACES
 
@@ -327,6 +604,8 @@ def load_space(space):
     try:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise FpforgeValueError(f"{path.name}: not valid TOML: {e}") from None
-    return from_dict(data, f"{path}: ")
+        raise FpforgeValueError(f"{space}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise FpforgeValueError(f"{space}: cannot read: {e.strerror or e}") from None
+    return from_dict(data, f"{space}: ", announce)
 

@@ -11,6 +11,8 @@ environment variables (same placeholders). An API case is ``(id, call, exception
 
 from __future__ import annotations
 
+import os
+
 import ml_dtypes
 import numpy as np
 
@@ -325,6 +327,59 @@ _SWEEP_CSV = [
     ("sweep-count-scale-bits-area", ["sweep", "area-fp8", "--count-scale-bits"], "--count-scale-bits apply to"),
     ("sweep-count-scale-bits-value", ["sweep", "paper", "--count-scale-bits=yes"], "ignored explicit argument"),
 ]
+
+def _space_files(cases):
+    """Sweep command lines on space files: ``(id, TOML text, expected)`` -> CLI rows; the files are written
+    once into a private temporary directory (removed at exit), outside the tests' working directory."""
+    import atexit
+    import shutil
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="fpforge-bad-spaces-")
+    atexit.register(shutil.rmtree, root, True)
+    rows = []
+    for ident, text, expected in cases:
+        path = os.path.join(root, f"{ident}.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        rows.append((ident, ["sweep", path], expected))
+    return rows
+
+
+_SPACE_HEAD = 'name = "s"\n[dot]\nr = 16\n'
+_SPACE_FILE = _space_files([
+    ("space-grid-not-tables", 'grid = 5\n' + _SPACE_HEAD, "grid: must be an array of tables [[grid]], not 5"),
+    ("space-points-string", 'points = "mx9"\n' + _SPACE_HEAD, "points: must be an array of tables [[points]]"),
+    ("space-description-int", 'description = 5\n' + _SPACE_HEAD + '[[points]]\npreset = "mx9"\n',
+     "description: must be a string, not 5 (an integer)"),
+    ("space-liberty-int", _SPACE_HEAD + '[synth]\nliberty = 5\n[[points]]\npreset = "mx9"\n',
+     "[synth] liberty: must be a path (a string), not 5"),
+    ("space-f-uppercase", 'name = "s"\n[dot]\nr = 16\nf = "AUTO"\n[[points]]\npreset = "mx9"\n',
+     "[dot] f: 'AUTO' is spelled 'auto'"),
+    ("space-flow-capitalized", _SPACE_HEAD + '[synth]\nflow = "Reuse"\n[[points]]\npreset = "mx9"\n',
+     "[synth] flow: 'Reuse' is spelled 'reuse' (names are lowercase"),
+    ("space-preset-uppercase", _SPACE_HEAD + '[[points]]\npreset = "MX9"\n', "[[points]] #1 preset: 'MX9' is spelled"),
+    ("space-family-uppercase", _SPACE_HEAD + '[[grid]]\nfamily = "INT"\nm = [3]\n',
+     "[[grid]] #1 family: 'INT' is spelled 'int'"),
+    ("space-k1-not-dividing-vectors", _SPACE_HEAD + '[[grid]]\nm = [2]\nk1 = [48]\nk2 = [2]\nd2 = [1]\n',
+     "[[grid]] #1 k1: 48 does not divide the QSNR vector length 256 (valid: 1, 2, 4, 8, 16, 32"),
+    ("space-k1-not-dividing-r", 'name = "s"\n[dot]\nr = 24\n[[grid]]\nm = [2]\nk1 = [16]\nk2 = [2]\nd2 = [1]\n',
+     "[[grid]] #1 k1: 16 does not divide [dot] r = 24"),
+    ("space-k2-not-dividing-k1", _SPACE_HEAD + '[[grid]]\nm = [2]\nk1 = [16]\nk2 = [3]\nd2 = [1]\n',
+     "[[grid]] #1 k2: 3 gives no point"),
+    ("space-k1-zero", _SPACE_HEAD + '[[grid]]\nm = [2]\nk1 = [0]\nk2 = [2]\nd2 = [1]\n',
+     "[[grid]] #1 k1: 0: a block holds at least one value"),
+    ("space-m-zero", _SPACE_HEAD + '[[points]]\nm = 0\nk1 = 16\n', "[[points]] #1 m: 0 is out of range (valid: 1..24)"),
+    ("space-int-grid-k1", _SPACE_HEAD + '[[grid]]\nfamily = "int"\nm = [3]\nk1 = [16]\n',
+     "[[grid]] #1 k1: family int takes only m"),
+    ("space-int-point-k2", _SPACE_HEAD + '[[points]]\nfamily = "int"\nm = 3\nk2 = 2\n',
+     "[[points]] #1 k2: family int takes only m"),
+    ("space-unknown-table", _SPACE_HEAD + '[plot]\nx = 1\n[[points]]\npreset = "mx9"\n', "plot: unknown table or key"),
+    ("space-unknown-key", 'name = "s"\n[dot]\nr = 16\nk1 = 16\n[[points]]\npreset = "mx9"\n',
+     "[dot] k1: unknown key (valid: r, f)"),
+    ("space-vectors-too-many", _SPACE_HEAD + '[qsnr]\nvectors = 1000000\n[[points]]\npreset = "mx9"\n',
+     "[qsnr] vectors: 1000000 is out of range"),
+])
 _LINT = [
     ("lint-no-files", ["lint"], "required: FILE"),
     ("lint-missing-file", ["lint", "nope.v"], "cannot lint 'nope.v': no such file"),
@@ -379,7 +434,7 @@ def _unit_rows():
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
-             + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _LINT)
+             + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
              + _rows("", _CLEAN) + _rows("", _ENV_CASES))
 
 
@@ -640,4 +695,30 @@ def _sweep_csv_api_cases():
     ]
 
 
-API_CASES = _api_cases()
+def _space_api_cases():
+    """fpforge.sweep: space dicts (parsed TOML) and points, checked before any work."""
+    from fpforge import sweep
+    from fpforge.sweep.space import from_dict, grid_points
+
+    def space(**extra):
+        return dict({"name": "s", "dot": {"r": 16}, "points": [{"preset": "mx9"}]}, **extra)
+
+    T, V = TypeError, ValueError
+    return [
+        ("space-dict-grid-int", lambda: from_dict(space(grid=5)), T, "grid: must be an array of tables"),
+        ("space-dict-f-uppercase", lambda: from_dict(space(dot={"r": 16, "f": "AUTO"})), V, "'AUTO' is spelled 'auto'"),
+        ("space-dict-r-string", lambda: from_dict(space(dot={"r": "16"})), T, "[dot] r: must be an integer"),
+        ("space-dict-description-int", lambda: from_dict(space(description=5)), T, "description: must be a string"),
+        ("space-dict-k1-48", lambda: from_dict(space(grid=[dict(m=2, k1=48, k2=2, d2=1)])), V,
+         "[[grid]] #1 k1: 48 does not divide the QSNR vector length"),
+        ("space-grid-k2-3", lambda: grid_points(dict(m=2, k1=16, k2=3, d2=1)), V, "k2: 3 gives no point"),
+        ("space-grid-family-case", lambda: grid_points(dict(family="Int", m=3)), V, "'Int' is spelled 'int'"),
+        ("space-preset-uppercase", lambda: sweep.preset_points("MX9"), V, "'MX9' is spelled 'mx9'"),
+        ("space-preset-int", lambda: sweep.preset_points(9), T, "preset: must be a name"),
+        ("space-point-int-with-k1", lambda: sweep.point("int", m=3, k1=16), V, "family int takes only m"),
+        ("space-object-k1-not-tiling-r", lambda: sweep.Space("s", sweep.preset_points("mx9"), r=24), V,
+         "mx9 has k1 = 16, which does not divide [dot] r = 24"),
+    ]
+
+
+API_CASES = _api_cases() + _space_api_cases()

@@ -82,10 +82,10 @@ def test_paper_space_spans_the_papers_design_space():
 
 
 @pytest.mark.parametrize("text, message", [
-    ('name = "x"\n[dot]\nr = 16\nf = 300\n[[points]]\npreset = "mx9"\n', "f must be an integer in 8..256"),
+    ('name = "x"\n[dot]\nr = 16\nf = 300\n[[points]]\npreset = "mx9"\n', "[dot] f: 300 is out of range (valid: an integer 8..256"),
     ('name = "x"\n[dot]\nr = 16\n[[points]]\npreset = "mx10"\n', "unknown sweep preset 'mx10'"),
-    ('name = "x"\n[dot]\nr = 16\n[[grid]]\nm = [2]\nk1 = 16\nk2 = 2\nd2 = 1\nq = 3\n', "unknown key(s) q"),
-    ('name = "x"\n[dot]\nf = 16\n[[points]]\npreset = "mx9"\n', "[dot] needs r"),
+    ('name = "x"\n[dot]\nr = 16\n[[grid]]\nm = [2]\nk1 = 16\nk2 = 2\nd2 = 1\nq = 3\n', "[[grid]] #1 q: unknown key"),
+    ('name = "x"\n[dot]\nf = 16\n[[points]]\npreset = "mx9"\n', "[dot] r: missing"),
     ('name = "x"\n[dot]\nr = 16\n', "has no points"),
     ('name = "x"\n[dot\n', "not valid TOML"),
 ])
@@ -226,9 +226,9 @@ def test_cli_errors_are_one_line_exit_2(argv, message, capsys, tmp_path, monkeyp
 
 
 def test_space_object_validates_its_arguments():
-    with pytest.raises(FpforgeValueError, match="r must be an integer >= 1"):
+    with pytest.raises(FpforgeValueError, match="r: must be an integer in 1..1048576"):
         Space("x", preset_points("mx9"), r=0)
-    with pytest.raises(FpforgeValueError, match="point name"):
+    with pytest.raises(FpforgeValueError, match="is also the name of a different point"):
         Space("x", [point(m=2, k1=4, name="a"), point(m=3, k1=4, name="a")])
 
 
@@ -293,3 +293,20 @@ def test_the_reuse_flow_is_the_paper_spaces_and_keys_its_own_cache_entries(tmp_p
     assert reuse["reuse"] is True and "reuse" not in std  # the standard flow's keys stay the area tables'
     made = dict(verilog_sha256="0" * 64, top="t")
     assert area_key(dict(reuse, **made)) == dict(area_key(dict(std, **made)), reuse=REUSE_RULE)
+
+
+def test_a_task_units_remembered_spec_key_is_the_specs_own():
+    """The Verilog key of a task made by task_unit (spec hash remembered, not rebuilt) is the one a fresh
+    process computes from the unit's JSON form."""
+    import importlib
+
+    from fpforge.hw.spec import UnitSpec
+
+    ev = importlib.import_module("fpforge.sweep.evaluate")
+    for p in [*preset_points("mx9"), *preset_points("fp8"), *preset_points("hif8"), point("int", m=3),
+              point(m=5, k1=16, k2=4, d2=2)]:
+        unit = ev.task_unit(ev.unit_spec(p, 16, 24))
+        remembered = ev.verilog_key(dict(kind="verilog", unit=unit))
+        ev._SPEC_KEYS.clear()
+        rebuilt = ev.verilog_key(dict(kind="verilog", unit=unit))
+        assert remembered == rebuilt and remembered["spec"] == UnitSpec.from_dict(unit).sha256
