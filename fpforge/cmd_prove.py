@@ -60,17 +60,37 @@ _ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler"}
 
 
 def _parse_range(text, domain):
+    """``--range START:END`` or ``START:+COUNT`` -> ``(start, end)`` inside ``0:domain``; each way of
+    missing (not two numbers, negative, reversed, empty, past the end) has its own message."""
     if text is None:
         return 0, domain
+    whole = f"the unit's input patterns are 0:{domain:#x}"
     try:
         lo, hi = text.split(":")
         start = int(lo, 0) if lo.strip() else 0
-        end = domain if not hi.strip() else start + int(hi[1:], 0) if hi.strip().startswith("+") else int(hi, 0)
+        count = hi.strip().startswith("+")
+        end = domain if not hi.strip() else int(hi.strip()[1:], 0) if count else int(hi, 0)
     except ValueError:
-        raise FpforgeValueError(f"--range takes START:END or START:+COUNT (e.g. 0x3f800000:0x40000000), "
-                                f"not {text!r}") from None
-    if not 0 <= start < end <= domain:
-        raise FpforgeValueError(f"--range {text} is not inside the unit's input patterns 0:{domain:#x}")
+        raise FpforgeValueError(f"--range takes START:END or START:+COUNT of integers (e.g. 0x3f800000:0x40000000 "
+                                f"or 0:+4096), not {text!r}") from None
+    if start < 0:
+        raise FpforgeValueError(f"--range {text!r}: START must be >= 0, not {start} ({whole})")
+    if start >= domain:
+        raise FpforgeValueError(f"--range {text!r}: START {lo.strip()} is past the last input pattern ({whole})")
+    if count:
+        if end <= 0:
+            raise FpforgeValueError(f"--range {text!r}: COUNT must be positive, not {end}")
+        end += start
+    elif end < 0:
+        raise FpforgeValueError(f"--range {text!r}: END must be >= 0, not {end} ({whole})")
+    elif end < start:
+        raise FpforgeValueError(f"--range {text!r} is reversed: END {hi.strip()} is before START {lo.strip()} "
+                                "(give START:END with START < END)")
+    elif end == start:
+        raise FpforgeValueError(f"--range {text!r} is empty: END equals START (END is exclusive; "
+                                f"give START:{start + 1:#x} for one pattern)")
+    if end > domain:
+        raise FpforgeValueError(f"--range {text!r}: END {end:#x} is past the end of the input patterns ({whole})")
     return start, end
 
 

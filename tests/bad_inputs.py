@@ -324,6 +324,35 @@ _CLEAN = [
     ("clean-foreign-directory", ["clean"], "does not look like fpforge's cache", {"FPFORGE_CACHE": "{dir}"}),
     ("clean-cache-is-file", ["clean"], "is not a directory", {"FPFORGE_CACHE": "{file}"}),
 ]
+# unclear messages (issue 30, class 6): each way a --range misses has its own message; a value starting with
+# "-" and a digit reaches its option's check; argparse errors name the subcommand once; no internal names
+_MSGS = [
+    ("prove-range-reversed", ["prove", "encoder", "--format", "e4m3", "--range", "5:3"],
+     "'5:3' is reversed: END 3 is before START 5"),
+    ("prove-range-empty", ["prove", "encoder", "--format", "e4m3", "--range", "3:3"], "'3:3' is empty"),
+    ("prove-range-negative", ["prove", "encoder", "--format", "e4m3", "--range", "-1:5"],
+     "START must be >= 0, not -1"),
+    ("prove-range-negative-count", ["prove", "encoder", "--format", "e4m3", "--range", "-1:+5"],
+     "START must be >= 0, not -1"),
+    ("prove-range-negative-end", ["prove", "encoder", "--format", "e4m3", "--range", "0:-3"],
+     "END must be >= 0, not -3"),
+    ("prove-range-zero-count", ["prove", "encoder", "--format", "e4m3", "--range", "5:+0"],
+     "COUNT must be positive, not 0"),
+    ("prove-range-past-end", ["prove", "encoder", "--format", "e4m3", "--source", "fp16", "--range", "0:0x10001"],
+     "END 0x10001 is past the end of the input patterns (the unit's input patterns are 0:0x10000)"),
+    ("prove-range-start-past-end", ["prove", "encoder", "--format", "e4m3", "--source", "fp16", "--range",
+                                    "0x10000:"], "START 0x10000 is past the last input pattern"),
+    ("prove-range-three-parts", ["prove", "encoder", "--format", "e4m3", "--range", "1:2:3"],
+     "--range takes START:END or START:+COUNT of integers"),
+    ("prove-jobs-not-int", ["prove", "encoder", "--format", "e4m3", "--jobs", "x"],
+     "error: prove: argument --jobs: invalid int value: 'x'"),
+    ("sim-biases-negative", ["sim", "decoder", "--format", "cfloat8_143", "--biases", "-1,3"],
+     "--biases takes integers in 0..63, not '-1,3'"),
+    ("dot-error-f-negative-list", ["dot-error", "--formats", "mx9", "--f", "-8,16"], "must be an integer in 8..256"),
+    ("top-level-unrecognized", ["formats", "extra"], "error: unrecognized arguments: extra"),
+    ("plot-block-format-named", ["plot", "precision", "-o", "x.png", "--formats", "e4m3,mx9"],
+     "the precision plot takes scalar formats (e.g. --formats hif8,e4m3,e5m2,fp16); 'mx9' is a block format"),
+]
 
 
 def _rows(prefix, rows):
@@ -348,7 +377,7 @@ def _unit_rows():
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _LINT)
-             + _rows("", _CLEAN))
+             + _rows("", _CLEAN) + _rows("", _MSGS))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
