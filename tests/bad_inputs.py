@@ -514,7 +514,7 @@ def _api_cases():
         # dot products
         ("dot-config-r", lambda: gdot.DotConfig("mx9", 24, 16), V, "r must be a positive multiple"),
         ("dot-config-f", lambda: gdot.DotConfig("mx9", 32, 7), V, "f (bits of the fixed-point window"),
-        ("dot-config-f-float", lambda: gdot.DotConfig("mx9", 32, 16.0), V, "f (bits of the fixed-point window"),
+        ("dot-config-f-float", lambda: gdot.DotConfig("mx9", 32, 16.0), T, "f must be an integer (bits of the"),
         ("dot-config-families", lambda: gdot.DotConfig("mx9", 32, 16, "mxint8"), V, "must be of one family"),
         ("dot-config-unknown", lambda: gdot.DotConfig("nope", 32, 16), V, "unknown dot-product operand format"),
         ("dot-float-codes", lambda: gdot.dot(e4, np.full((1, 4), 56.7), None, codes), T, "operand A codes"),
@@ -616,7 +616,38 @@ def _api_cases():
         ("encoder-amax", lambda: build_unit("encoder", format="e4m3", amax=True), V, "does not take amax"),
         ("to-verilog-empty-name", lambda: to_verilog(build_unit("decoder", format="e4m3"), ""), V, "module name"),
     ]
-    return cases
+    # unclear messages (issue 30, class 6): each message names the argument as the caller spelt it
+    from fpforge.golden.scaling import epilogue
+    from fpforge.golden.scaling_demo import run_demo
+
+    f32 = np.ones(4, np.float32)
+    dot = dict(format="mx9", r=16, f=24, out_format="e4m3")
+    msgs = [
+        ("dot-config-r-float", lambda: gdot.DotConfig("mx9", r=16.0, f=16), T,
+         "r must be an integer (a positive multiple of k1 = 16 (mx9), at most 1048576), not float 16.0"),
+        ("dot-config-r-bool", lambda: gdot.DotConfig("mx9", r=True, f=16), T, "r must be an integer"),
+        ("build-unit-dot-r-float", lambda: build_unit("dot", format="mx9", r=32.0, f=16), T, "r must be an integer"),
+        ("epilogue-out-fmt-block", lambda: epilogue(f32, 1.0, 1.0, out_fmt="mx9"), V,
+         "out_fmt must be a scalar format"),
+        ("build-unit-dot-out-rounding-sr", lambda: build_unit("dot", out_rounding="sr", **dot), V,
+         "out_rounding must be one of rne, ta, rtz, not 'sr'"),
+        ("build-unit-dot-out-rounding-unknown", lambda: build_unit("dot", out_rounding="hr", **dot), V,
+         "unknown out_rounding 'hr' for e4m3"),
+        ("build-unit-dot-out-rounding-no-cast", lambda: build_unit("dot", format="mx9", r=16, f=24,
+                                                                   out_rounding="rne"), V,
+         "does not take out_rounding"),
+        ("build-unit-dot-rounding-sr", lambda: build_unit("dot", rounding="sr", **dot), V,
+         "rounding must be one of rne, ta, rtz, not 'sr'"),
+        ("build-unit-dot-rounding-twice", lambda: build_unit("dot", rounding="rne", out_rounding="rtz", **dot), V,
+         "rounding and out_rounding are one option"),
+        ("build-unit-encoder-out-rounding", lambda: build_unit("encoder", format="e4m3", out_rounding="rne"), V,
+         "an encoder unit takes rounding"),
+        ("run-demo-histories-zero", lambda: run_demo(histories=[0]), V,
+         "histories (amax history lengths) must be integers in 1..1048576"),
+        ("run-demo-histories-float", lambda: run_demo(histories=[1.5]), T, "histories (amax history lengths)"),
+        ("run-demo-margins-negative", lambda: run_demo(margins=[-1]), V, "margins (each scale divided by"),
+    ]
+    return cases + msgs
 
 
 API_CASES = _api_cases()
