@@ -194,6 +194,9 @@ def _prove_one(args):
     conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
     start, end = _parse_range(args.range, domain_of(cfg))
     unit = _unit_of(args, cfg)
+    from .sim.harness import check_build_tools
+
+    check_build_tools(unit.harness_spec)  # a missing g++/make/perl: one line, before the header
     seed = 0 if args.seed is None else args.seed  # the unit options' --seed: None when not given
     digits = 2 + (unit.a_bits + 3) // 4
     if not args.json:
