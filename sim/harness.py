@@ -35,7 +35,7 @@ from ..jobs import cache_dir
 from . import objcache
 from .lanes import verilog_port
 
-__all__ = ["LANES", "HarnessRun", "HarnessSpec", "build_harness", "check_build_tools", "harness_cached", "module_ports"]
+__all__ = ["LANES", "HarnessRun", "HarnessSpec", "build_harness", "harness_cached", "module_ports"]
 
 #: Copies of the unit per ``eval()`` (8 measured fastest for FP8 encoders on this project's machine:
 #: 1 lane is ~30 % slower, 16 and 32 no faster).
@@ -49,12 +49,6 @@ MAKE_VARS = ("CFG_CXXFLAGS_PCH_I=-include", "OPT_FAST=-O3", "OPT_SLOW=-O1", "OPT
 _TEMPLATE = Path(__file__).with_name("prove_harness.cpp")
 _WRAPPER = "fpforge_prove_top"
 _PORT_RE = re.compile(r"VL_(IN|OUT|INOUT)(?:8|16|64|W)?\(&(\w+),(\d+),(\d+)")
-
-
-def require_tools(purpose, tools=("g++", "make", "perl"), path=None):
-    from .run import require_tools
-
-    require_tools(purpose, tools, path)
 
 
 def _verilator():
@@ -217,16 +211,6 @@ def harness_cached(spec: HarnessSpec) -> bool:
     return _harness_path(spec).exists()
 
 
-_BUILD_PURPOSE = "fpforge prove (to build its Verilator harness)"
-
-
-def check_build_tools(spec: HarnessSpec) -> None:
-    """Raise ToolMissing, naming each missing host tool (g++, make, perl) and its package, when the harness
-    of ``spec`` is not built yet and cannot be; before any output, so the error is the only line."""
-    if not harness_cached(spec):
-        require_tools(_BUILD_PURPOSE)
-
-
 def build_harness(spec: HarnessSpec) -> Path:
     """The harness executable of ``spec``, built (about 10-60 CPU-seconds) unless cached.
 
@@ -244,7 +228,9 @@ def build_harness(spec: HarnessSpec) -> Path:
         return exe
     root.mkdir(parents=True, exist_ok=True)
     verilator_exe, env = _tool_env()
-    require_tools(_BUILD_PURPOSE, path=env.get("PATH"))
+    for tool in ("make", "perl"):
+        if shutil.which(tool, path=env.get("PATH")) is None:
+            raise ToolMissing(f"fpforge prove needs {tool} on the host to build its Verilator harness")
     with _locked(root / f"{spec.key}.lock"):
         if exe.exists():
             return exe
@@ -291,7 +277,6 @@ def module_ports(sources, top: str) -> dict:
         Verilator rejects the sources or finds no module ``top`` (its first error line).
     """
     verilator_exe, env = _tool_env()
-    require_tools("fpforge prove (Verilator, reading the module's ports)", ("perl",), path=env.get("PATH"))
     with tempfile.TemporaryDirectory(prefix="fpforge-ports-") as tmp:
         names = []
         for k, text in enumerate(sources):
