@@ -158,5 +158,5 @@ def precision_by_exponent(fmt, bias=None) -> tuple[np.ndarray, np.ndarray]:
     Exponents with no value (the CFloat denormal gap) are left out; ``bias`` for run-time-bias formats."""
     fmt = get_format(fmt)
     if not isinstance(fmt, ScalarFormat):
-        raise FpforgeTypeError(f"precision_by_exponent() takes a scalar format, not {getattr(fmt, 'name', fmt)!r}")
+        raise FpforgeTypeError(f"precision_by_exponent takes a scalar format, not {getattr(fmt, 'name', fmt)!r}")
     return fmt.at(bias).precision_by_exponent()
