@@ -63,7 +63,7 @@ class EpilogueOptions:
             if not isinstance(out_rounding, str):
                 raise FpforgeTypeError(f"{rounding_name} must be one mode name, not {out_rounding!r}")
             if out_rounding not in fmt.roundings:
-                raise UnknownName(f"unknown {rounding_name} {out_rounding!r} for {fmt.name}; valid: "
+                raise UnknownName(f"unknown rounding {out_rounding!r} for {fmt.name} ({rounding_name}); valid: "
                                   f"{', '.join(m for m in fmt.roundings if m != 'sr')}")
             if out_rounding == "sr":
                 raise FpforgeValueError(f"the dot epilogue's cast has no random source: {rounding_name} must be one "

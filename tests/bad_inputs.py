@@ -632,7 +632,7 @@ def _api_cases():
         ("build-unit-dot-out-rounding-sr", lambda: build_unit("dot", out_rounding="sr", **dot), V,
          "out_rounding must be one of rne, ta, rtz, not 'sr'"),
         ("build-unit-dot-out-rounding-unknown", lambda: build_unit("dot", out_rounding="hr", **dot), V,
-         "unknown out_rounding 'hr' for e4m3"),
+         "unknown rounding 'hr' for e4m3 (out_rounding)"),
         ("build-unit-dot-out-rounding-no-cast", lambda: build_unit("dot", format="mx9", r=16, f=24,
                                                                    out_rounding="rne"), V,
          "does not take out_rounding"),
