@@ -42,6 +42,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         command = self.prog.split(None, 1)[1] if " " in self.prog else ""
+        m = re.fullmatch(r"argument (\S+): expected one argument", message)
+        if m:  # `--name -x`: argparse took the value for an option
+            message += f" (give a value; one that starts with '-' is written {m.group(1).split('/')[-1]}=VALUE)"
         raise UsageError(f"{command}: {message}" if command else message)
 
 

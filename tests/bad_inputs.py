@@ -350,6 +350,10 @@ _MSGS = [
      "--biases takes integers in 0..63, not '-1,3'"),
     ("dot-error-f-negative-list", ["dot-error", "--formats", "mx9", "--f", "-8,16"], "must be an integer in 8..256"),
     ("top-level-unrecognized", ["formats", "extra"], "error: unrecognized arguments: extra"),
+    ("verilog-name-dash-value", ["verilog", "encoder", "--format", "e4m3", "--name", "-x"],
+     "verilog: argument --name: expected one argument (give a value; one that starts with '-' is written "
+     "--name=VALUE)"),
+    ("table-output-no-value", ["table", "e4m3", "-o"], "written --output=VALUE"),
     ("plot-block-format-named", ["plot", "precision", "-o", "x.png", "--formats", "e4m3,mx9"],
      "the precision plot takes scalar formats (e.g. --formats hif8,e4m3,e5m2,fp16); 'mx9' is a block format"),
 ]
