@@ -16,6 +16,7 @@ import sys
 import threading
 import traceback
 
+from . import __version__
 from .cliutil import Parser, UsageError, user_paths
 from .golden.errors import FpforgeError
 
@@ -37,6 +38,7 @@ def parser() -> Parser:
     """The argument parser with every subcommand of :data:`SUBCOMMANDS`."""
     p = Parser(prog="fpforge", description="Synthesizable Verilog for low-precision number formats, checked "
                "bit-exactly against a numpy golden model; formats, tables, regressions and area reports.")
+    p.add_argument("--version", action="version", version=f"fpforge {__version__}")
     sub = p.add_subparsers(dest="action", required=True, parser_class=Parser, metavar="COMMAND")
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"fpforge.cmd_{name}")

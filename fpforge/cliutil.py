@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -29,10 +30,22 @@ class UsageError(FpforgeError):
 
 class Parser(argparse.ArgumentParser):
     """argparse, with its errors raised as :class:`UsageError` (one line, exit code 2) instead of printing
-    the usage block and exiting."""
+    the usage block and exiting. ``fpforge.cli.main`` prefixes ``fpforge: error:``; a subcommand's error
+    names the subcommand once (``fpforge: error: prove: argument --jobs: ...``), never ``fpforge`` twice.
+
+    An option value that starts with ``-`` and a digit (``--range -1:+5``, ``--values -1,2``) is a value,
+    not an unknown option, so that the option's own check can say what is wrong with it."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\.?\d")
 
     def error(self, message):
-        raise UsageError(f"{self.prog}: {message}")
+        command = self.prog.split(None, 1)[1] if " " in self.prog else ""
+        m = re.fullmatch(r"argument (\S+): expected one argument", message)
+        if m:  # `--name -x`: argparse took the value for an option
+            message += f" (give a value; one that starts with '-' is written {m.group(1).split('/')[-1]}=VALUE)"
+        raise UsageError(f"{command}: {message}" if command else message)
 
 
 def add_output(parser, *, required=False, help="output file (default: standard output)"):

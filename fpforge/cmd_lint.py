@@ -8,7 +8,6 @@ which runs the wheel's (5.04x). Exit status 0 when every file is clean, 1 when V
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 
 from .cliutil import UsageError
@@ -24,7 +23,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from .golden.errors import ToolMissing
-    from .sim.run import lint, verilator_version
+    from .sim.run import lint, require_tools, verilator_version
 
     for f in args.files:
         if not os.path.exists(f):
@@ -33,8 +32,7 @@ def run(args) -> int:
             raise UsageError(f"cannot lint {f!r}: not a regular file")
         if not os.access(f, os.R_OK):
             raise UsageError(f"cannot lint {f!r}: permission denied")
-    if shutil.which("perl") is None:
-        raise ToolMissing("verilator needs perl on the host; apt-get install perl")
+    require_tools("verilator", ("perl",))  # (verilator is a perl script)
     try:
         version = ".".join(map(str, verilator_version()))
     except ImportError:

@@ -20,6 +20,7 @@ def add_parser(sub):
 
 def run(args) -> int:
     from .golden import get_format
+    from .golden.contract import ScalarFormat
     from .plots import plot_precision
 
     ext = os.path.splitext(args.output)[1].lower().lstrip(".")
@@ -31,6 +32,10 @@ def run(args) -> int:
         raise UsageError(f"--bias must be in 0..63, not {args.bias}")
     if args.bias is not None and not any(getattr(f, "runtime_bias", False) for f in fmts):
         raise UsageError("--bias applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp); none was given")
+    blocks = [f.name for f in fmts if not isinstance(f, ScalarFormat)]
+    if blocks:
+        raise UsageError(f"the precision plot takes scalar formats (e.g. --formats hif8,e4m3,e5m2,fp16); "
+                         f"{blocks[0]!r} is a block format")
     formats = [f.name for f in fmts]
     write_output(args.output, plot_precision(formats, ext, args.bias))
     return 0

@@ -4,8 +4,10 @@ list (``make prove``) and writes its table to docs/results.md."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import asdict
@@ -60,17 +62,37 @@ _ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler"}
 
 
 def _parse_range(text, domain):
+    """``--range START:END`` or ``START:+COUNT`` -> ``(start, end)`` inside ``0:domain``; each way of
+    missing (not two numbers, negative, reversed, empty, past the end) has its own message."""
     if text is None:
         return 0, domain
+    whole = f"the unit's input patterns are 0:{domain:#x}"
     try:
         lo, hi = text.split(":")
         start = int(lo, 0) if lo.strip() else 0
-        end = domain if not hi.strip() else start + int(hi[1:], 0) if hi.strip().startswith("+") else int(hi, 0)
+        count = hi.strip().startswith("+")
+        end = domain if not hi.strip() else int(hi.strip()[1:], 0) if count else int(hi, 0)
     except ValueError:
-        raise FpforgeValueError(f"--range takes START:END or START:+COUNT (e.g. 0x3f800000:0x40000000), "
-                                f"not {text!r}") from None
-    if not 0 <= start < end <= domain:
-        raise FpforgeValueError(f"--range {text} is not inside the unit's input patterns 0:{domain:#x}")
+        raise FpforgeValueError(f"--range takes START:END or START:+COUNT of integers (e.g. 0x3f800000:0x40000000 "
+                                f"or 0:+4096), not {text!r}") from None
+    if start < 0:
+        raise FpforgeValueError(f"--range {text!r}: START must be >= 0, not {start} ({whole})")
+    if start >= domain:
+        raise FpforgeValueError(f"--range {text!r}: START {lo.strip()} is past the last input pattern ({whole})")
+    if count:
+        if end <= 0:
+            raise FpforgeValueError(f"--range {text!r}: COUNT must be positive, not {end}")
+        end += start
+    elif end < 0:
+        raise FpforgeValueError(f"--range {text!r}: END must be >= 0, not {end} ({whole})")
+    elif end < start:
+        raise FpforgeValueError(f"--range {text!r} is reversed: END {hi.strip()} is before START {lo.strip()} "
+                                "(give START:END with START < END)")
+    elif end == start:
+        raise FpforgeValueError(f"--range {text!r} is empty: END equals START (END is exclusive; "
+                                f"give START:{start + 1:#x} for one pattern)")
+    if end > domain:
+        raise FpforgeValueError(f"--range {text!r}: END {end:#x} is past the end of the input patterns ({whole})")
     return start, end
 
 
@@ -148,6 +170,46 @@ def _unit_of(args, kwargs):
     return ProofUnit.generated(kwargs, args.name)
 
 
+def _check_build_tools(unit):
+    """A harness still to build needs g++, make and perl: one line naming the missing ones (and their
+    packages) before any output, not the compiler's error from inside Verilator's make."""
+    from .sim.harness import harness_cached
+    from .sim.run import require_tools
+
+    if not harness_cached(unit.harness_spec):
+        require_tools("fpforge prove (to build its Verilator harness)")
+
+
+#: Verilator's warning of a combinational loop in the build log: ``... Circular combinational logic: 'X'``.
+_CIRCULAR = re.compile(r"Circular combinational logic: '([^']+)'")
+
+
+def loop_signals(log: str) -> list:
+    """The signals of the combinational loops Verilator reported while building a harness (``p``, ``u.q``),
+    without the harness wrapper's lane prefix; empty when it reported none."""
+    names = (re.sub(r"^fpforge_prove_top\.lane\[\d+\]\.u\.", "", m) for m in _CIRCULAR.findall(log))
+    return list(dict.fromkeys(names))
+
+
+@contextlib.contextmanager
+def _explained(unit):
+    """A harness run that fails on a unit with a combinational loop says so (naming the loop's signals),
+    instead of the harness' exit status: a loop never settles, and the Verilated model gives up."""
+    from .golden.errors import ToolError
+    from .jobs import cache_dir
+
+    try:
+        yield
+    except ToolError:
+        log = cache_dir("prove") / "harness" / unit.harness_spec.key / "build.log"
+        signals = loop_signals(log.read_text(errors="replace")) if log.is_file() else []
+        if not signals:
+            raise
+        raise ToolError(f"{unit.top} has a combinational loop (Verilator: circular logic through "
+                        f"{', '.join(signals[:8])}{', ...' if len(signals) > 8 else ''}); a combinational "
+                        "unit's outputs must not feed back into their own inputs") from None
+
+
 def build_harness_cached(unit, fresh=False) -> bool:
     """Build the unit's harness unless cached (``fresh``: always); True if it was cached."""
     from .sim.harness import build_harness, harness_cached
@@ -186,6 +248,7 @@ def _prove_one(args):
     start, end = _parse_range(args.range, domain_of(cfg))
     _check_environment(args)
     unit = _unit_of(args, cfg)
+    _check_build_tools(unit)  # a missing g++/make/perl: one line, before the header
     seed = 0 if args.seed is None else args.seed  # the unit options' --seed: None when not given
     digits = 2 + (unit.a_bits + 3) // 4
     if not args.json:
@@ -208,8 +271,10 @@ def _prove_one(args):
                 print(_mismatch_line(m, r.condition, unit))
         sys.stdout.flush()
 
-    results = prove(unit, conditions, start=start, end=end, seed=seed, chunk=args.chunk or CHUNK, jobs=args.jobs,
-                    scheduler=args.scheduler, store=not args.fresh, progress=not args.json, on_result=report)
+    with _explained(unit):
+        results = prove(unit, conditions, start=start, end=end, seed=seed, chunk=args.chunk or CHUNK,
+                        jobs=args.jobs, scheduler=args.scheduler, store=not args.fresh, progress=not args.json,
+                        on_result=report)
     wall = time.perf_counter() - t0
     vectors = sum(r.vectors for r in results)
     bad = [r for r in results if r.mismatches]
@@ -311,6 +376,7 @@ def _prove_all(args):
                           f"mismatches{where})")
             if not todo:
                 continue
+            _check_build_tools(unit)
             print(f"proving {unit.top} ({unit.describe()}; Verilog sha256 {unit.verilog_hash}): {len(todo)} conditions")
 
             def record(r, unit=unit):
@@ -322,7 +388,8 @@ def _prove_all(args):
                     print(_mismatch_line(m, r.condition, unit))
                 sys.stdout.flush()
 
-            prove(unit, todo, seed=PROOF_SEED, pool=pool, on_result=record)
+            with _explained(unit):
+                prove(unit, todo, seed=PROOF_SEED, pool=pool, on_result=record)
     table = [(u, c, rows.get(u, c, PROOF_SEED)) for u in units for c in u.conditions()]
     path = write_section("proofs", table_markdown(table, total_seconds=time.perf_counter() - t0), command="make prove")
     bad = sum(1 for _, _, rec in table if rec is not None and rec["mismatches"])

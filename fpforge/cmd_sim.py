@@ -119,9 +119,10 @@ def run(args) -> int:
     sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
     reasons = available_simulators()
     if all(reasons[s] for s in sims):
+        named = {s: r if r.startswith(s) else f"{s}: {r}" for s, r in reasons.items()}  # "verilator" once
         if len(sims) == 1:
-            raise SimulatorMissing(f"{sims[0]}: {reasons[sims[0]]}")
-        raise SimulatorMissing("no simulator available: " + "; ".join(f"{s}: {r}" for s, r in reasons.items()))
+            raise SimulatorMissing(named[sims[0]])
+        raise SimulatorMissing("no simulator available: " + "; ".join(named.values()))
     ok = True
     for sim in sims:
         if reasons[sim]:

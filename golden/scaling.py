@@ -384,6 +384,9 @@ def epilogue(result, scale_a, scale_b, inv_scale_out=1.0, out_fmt=None, *, round
     r = np.asarray(getattr(result, "value", result))
     if r.dtype != np.float32:
         raise FpforgeTypeError(f"dot results must be float32 (or a DotResult), not {r.dtype}")
+    if out_fmt is not None and not isinstance(get_format(out_fmt), ScalarFormat):  # named as the caller did
+        raise FpforgeValueError(f"out_fmt must be a scalar format (e4m3, e5m2, hif8, cfloat8_143, ...) or None, "
+                                f"not {getattr(get_format(out_fmt), 'name', out_fmt)!r} (a block format)")
     sa, sb, so = (_fp32(v, n, positive=True) for v, n in ((scale_a, "scale_a"), (scale_b, "scale_b"),
                                                             (inv_scale_out, "inv_scale_out")))
     if sa.ndim or sb.ndim or so.ndim:

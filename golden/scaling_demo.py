@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import FpforgeValueError
+from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import Flag, get_format
 from .fp32mul import fp32_mul, fp32_value, round_product
 from .minifloat import encode_with_flags
-from .scaling import DelayedScaling, amax, format_max, scale_from_amax, scaled_encode_with_flags, unscale
+from .scaling import MAX_MARGIN, DelayedScaling, amax, format_max, scale_from_amax, scaled_encode_with_flags, unscale
 
 __all__ = ["DEFAULT_HISTORIES", "DEFAULT_MARGINS", "double_rounding_table", "drifting_tensor", "log2_sigma",
            "recipes", "round_to_odd_product", "run_demo", "summary_rows"]
@@ -68,6 +68,19 @@ def recipes(histories=DEFAULT_HISTORIES, margins=DEFAULT_MARGINS):
     return out
 
 
+def _check_each(name, what, values, lo, hi):
+    try:
+        items = list(values)
+    except TypeError:
+        raise FpforgeTypeError(f"{name} ({what}) must be a sequence of integers in {lo}..{hi}, "
+                               f"not {values!r}") from None
+    bad = [v for v in items if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi]
+    if not items or bad:
+        kind = FpforgeTypeError if bad and (isinstance(bad[0], bool) or not isinstance(bad[0], (int, np.integer))) \
+            else FpforgeValueError
+        raise kind(f"{name} ({what}) must be integers in {lo}..{hi}, at least one, not {bad[0] if bad else items!r}")
+
+
 def run_demo(fmt="e4m3", *, steps=300, size=4096, seed=0, histories=DEFAULT_HISTORIES, margins=DEFAULT_MARGINS,
              rounding=None, pow2=False, bias=None, progress=None):
     """Quantize the drifting tensor with every recipe; returns a dict of per-step arrays.
@@ -78,6 +91,8 @@ def run_demo(fmt="e4m3", *, steps=300, size=4096, seed=0, histories=DEFAULT_HIST
     """
     _check_sizes(steps, size)  # before anything is allocated (drifting_tensor only checks when iterated)
     format_max(fmt, bias)  # a scalar format (and its bias): one clear error before the work
+    _check_each("histories", "amax history lengths", histories, 1, 1 << 20)  # the caller's names, not
+    _check_each("margins", "each scale divided by 2**margin", margins, 0, MAX_MARGIN)  # DelayedScaling's
     for h in histories:
         DelayedScaling(fmt, h, bias=bias)
     rec = recipes(histories, margins)

@@ -42,7 +42,9 @@ class EpilogueOptions:
         The unit's stages: ``amax`` needs a stream (its running value is a register).
     """
 
-    def __init__(self, scale=False, amax=False, out_format=None, out_rounding=None, saturate=True, stages=0):
+    def __init__(self, scale=False, amax=False, out_format=None, out_rounding=None, saturate=True, stages=0, *,
+                 rounding_name="out_rounding"):
+        # rounding_name: the keyword the caller gave the mode as (build_unit's and the CLI's is `rounding`)
         for name, value in (("scale", scale), ("amax", amax), ("saturate", saturate)):
             if not isinstance(value, bool):
                 raise FpforgeTypeError(f"{name} must be True or False, not {value!r}")
@@ -57,14 +59,14 @@ class EpilogueOptions:
                                         f"{getattr(fmt, 'name', fmt)!r}")
         if out_rounding is not None:
             if fmt is None:
-                raise FpforgeValueError("out_rounding (rounding) applies to the cast: give out_format")
+                raise FpforgeValueError(f"{rounding_name} applies to the cast: give out_format")
             if not isinstance(out_rounding, str):
-                raise FpforgeTypeError(f"out_rounding must be one mode name, not {out_rounding!r}")
+                raise FpforgeTypeError(f"{rounding_name} must be one mode name, not {out_rounding!r}")
             if out_rounding not in fmt.roundings:
-                raise UnknownName(f"unknown rounding {out_rounding!r} for {fmt.name}; valid: "
+                raise UnknownName(f"unknown rounding {out_rounding!r} for {fmt.name} ({rounding_name}); valid: "
                                   f"{', '.join(m for m in fmt.roundings if m != 'sr')}")
             if out_rounding == "sr":
-                raise FpforgeValueError(f"the dot epilogue's cast has no random source: out_rounding must be one "
+                raise FpforgeValueError(f"the dot epilogue's cast has no random source: {rounding_name} must be one "
                                         f"of {', '.join(m for m in fmt.roundings if m != 'sr')}, not 'sr'")
         if not saturate and fmt is None:
             raise FpforgeValueError("saturate applies to the cast: give out_format")

@@ -28,6 +28,7 @@ that checks and canonicalises its value); rules between fields live in the spec'
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import hashlib
 import json
@@ -380,7 +381,8 @@ class DotSpec(UnitSpec):
         from .epilogue import EpilogueOptions
 
         ep = EpilogueOptions(self.scale, self.amax, self.out_format, self.rounding,
-                             True if self.saturate is None else self.saturate, self.stages)
+                             True if self.saturate is None else self.saturate, self.stages,
+                             rounding_name=_ROUNDING_NAME.get())
         if ep.format is not None:  # canonical: the cast's format name, mode and saturation spelt out
             object.__setattr__(self, "out_format", ep.format.name)
             object.__setattr__(self, "rounding", ep.rounding)
@@ -449,6 +451,11 @@ def as_spec(spec) -> UnitSpec:
     return spec_from_options(**spec)
 
 
+#: The keyword a dot unit's cast rounding was given as (``rounding``, or its alias ``out_rounding``), for
+#: the messages of the spec's checks.
+_ROUNDING_NAME = contextvars.ContextVar("fpforge_dot_rounding_name", default="rounding")
+
+
 def spec_from_options(unit, **options) -> UnitSpec:
     """The spec of a unit given in :func:`fpforge.hw.build_unit`'s keyword style: ``unit`` (a name of
     :data:`UNITS`), ``format`` and the options; the sugar ``ieee_denormals``, ``paper_literal`` and
@@ -464,6 +471,19 @@ def spec_from_options(unit, **options) -> UnitSpec:
     """
     if not isinstance(unit, str) or unit not in UNITS:
         raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
+    if "out_rounding" in options:  # DotProduct's (and docs/scaling.md's) name of a dot unit's `rounding`
+        if unit != "dot":
+            raise FpforgeValueError(f"out_rounding is the rounding of a dot unit's cast to out_format; "
+                                    f"a{'n' if unit[0] in 'e' else ''} {unit} unit takes rounding")
+        if options.get("rounding") is not None:
+            raise FpforgeValueError("give the dot unit's rounding once: rounding and out_rounding are one option")
+        options = dict(options)
+        options["rounding"] = options.pop("out_rounding")
+        token = _ROUNDING_NAME.set("out_rounding")
+        try:
+            return spec_from_options(unit, **options)
+        finally:
+            _ROUNDING_NAME.reset(token)
     kind = SPECS[unit]
     fields = kind.options()
     sugar = _SUGAR.get(unit, ())
@@ -490,6 +510,7 @@ def spec_from_options(unit, **options) -> UnitSpec:
     if unit == "dot" and options.get("out_format") is None:
         uses -= {"rounding", "saturate"}
     unused = sorted(given - uses - {"format", "rand_bits", "seed"})
+    unused = [_ROUNDING_NAME.get() if n == "rounding" else n for n in unused]  # as the caller spelt it
     if unused:
         raise FpforgeValueError(f"a{'n' if unit[0] in 'e' else ''} {unit} unit does not take {', '.join(unused)}"
                                 f"{_WHY.get(unit, '')}; its options: format, {', '.join(sorted(uses))}")

@@ -35,7 +35,8 @@ from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import lanes_wrapper
 
-__all__ = ["SIMULATORS", "Result", "SimulatorMissing", "available_simulators", "run_case", "verilator_env"]
+__all__ = ["SIMULATORS", "VERILATOR_HOST_TOOLS", "Result", "SimulatorMissing", "available_simulators", "missing_tools",
+           "require_tools", "run_case", "verilator_env"]
 
 SIMULATORS = ("verilator", "icarus")
 _MIN_VERILATOR = (5, 36)
@@ -92,13 +93,31 @@ def _hint(tools) -> str:
     return "apt-get install " + " ".join(dict.fromkeys(PACKAGES[t] for t in tools))
 
 
+#: The host tools a Verilator build needs: the C++ compiler, make (Verilator's build) and perl (verilator
+#: itself is a perl script).
+VERILATOR_HOST_TOOLS = ("g++", "make", "perl")
+
+
+def missing_tools(tools=VERILATOR_HOST_TOOLS, path=None) -> list:
+    """The ``tools`` not found on ``path`` (default ``PATH``)."""
+    return [t for t in tools if shutil.which(t, path=path) is None]
+
+
+def require_tools(purpose: str, tools=VERILATOR_HOST_TOOLS, path=None) -> None:
+    """Raise :class:`~fpforge.golden.errors.ToolMissing` naming every one of ``tools`` missing on ``path``
+    and how to install them: ``fpforge prove needs g++ on the host (not on PATH); apt-get install g++``."""
+    missing = missing_tools(tools, path)
+    if missing:
+        raise ToolMissing(f"{purpose} needs {', '.join(missing)} on the host (not on PATH); {_hint(missing)}")
+
+
 def available_simulators() -> dict:
     """``{"verilator": None | reason, "icarus": None | reason}``: None means it can run; a reason names
     what is missing and how to install it."""
     out = {}
     try:
         verilator_env()
-        missing = [t for t in ("g++", "make", "perl") if shutil.which(t) is None]
+        missing = missing_tools()
         if missing:
             out["verilator"] = f"verilator needs {', '.join(missing)} on the host; {_hint(missing)}"
         elif verilator_version() < _MIN_VERILATOR:
@@ -261,7 +280,7 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     """
     reason = available_simulators().get(sim, f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
     if reason:
-        raise SimulatorMissing(f"{sim}: {reason}")
+        raise SimulatorMissing(reason if reason.startswith(sim) else f"{sim}: {reason}")
     build_dir = Path(build_dir).resolve() / sim
     for d in (build_dir.parent, build_dir):  # a file where the build belongs: a damaged entry, rebuilt
         if (d.exists() or d.is_symlink()) and not d.is_dir():

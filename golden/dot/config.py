@@ -231,12 +231,15 @@ class DotConfig:
         if a.k1 != b.k1 or (fam_a == "bdr" and a.k2 != b.k2):
             raise FpforgeValueError(f"operands A ({a.name}: k1={a.k1}, k2={a.k2}) and B ({b.name}: k1={b.k1}, "
                                     f"k2={b.k2}) must have the same block size k1 (and sub-block size k2)")
-        if not isinstance(self.r, (int, np.integer)) or isinstance(self.r, bool) or not 1 <= self.r <= MAX_R or \
-                self.r % a.k1:
+        lo, hi = F_RANGE
+        for name, value, what in (("r", self.r, f"a positive multiple of k1 = {a.k1} ({a.name}), at most {MAX_R}"),
+                                  ("f", self.f, f"bits of the fixed-point window, {lo}..{hi}")):
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool):  # 16.0 is not cast
+                raise FpforgeTypeError(f"{name} must be an integer ({what}), not {type(value).__name__} {value!r}")
+        if not 1 <= self.r <= MAX_R or self.r % a.k1:
             raise FpforgeValueError(f"r must be a positive multiple of k1 = {a.k1} ({a.name}), not {self.r!r} "
                                     f"(at most {MAX_R})")
-        lo, hi = F_RANGE
-        if not isinstance(self.f, (int, np.integer)) or isinstance(self.f, bool) or not lo <= self.f <= hi:
+        if not lo <= self.f <= hi:
             raise FpforgeValueError(f"f (bits of the fixed-point window, sign included) must be an integer in "
                                     f"{lo}..{hi}, not {self.f!r}")
         object.__setattr__(self, "r", int(self.r))
