@@ -17,8 +17,8 @@ _PRIVATE = re.compile(r"(?<![^\s'\"(`,=])_[A-Za-z]\w*")  # an identifier of its 
 
 @functools.lru_cache(maxsize=1)
 def internal_names() -> frozenset:
-    """Snake-case names of fpforge's functions that are not also a parameter or keyword name (a message may say
-    ``rand_bits must be ...``, not ``precision_by_exponent takes ...``)."""
+    """Snake-case names of fpforge's functions that are not also a parameter, keyword, field or listed name (a
+    message may say ``rand_bits must be ...`` or name a CSV column, not ``precision_by_exponent takes ...``)."""
     defs, words = set(), set()
     for pkg in _PACKAGES:
         for path in (_ROOT / pkg).rglob("*.py"):
@@ -29,6 +29,12 @@ def internal_names() -> frozenset:
                     words.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs)
                 elif isinstance(node, ast.keyword) and node.arg:
                     words.add(node.arg)
+                elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                    words.add(node.target.id)  # a dataclass field (a CSV/JSON column) is a user-visible name
+                elif (isinstance(node, ast.Assign) and isinstance(node.value, (ast.Tuple, ast.List))
+                      and not any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)):
+                    words.update(e.value for e in node.value.elts  # a listed name (COLUMNS, choices) is one too
+                                 if isinstance(e, ast.Constant) and isinstance(e.value, str))
     return frozenset(d for d in defs - words if "_" in d.strip("_") and not d.startswith("_"))
 
 
