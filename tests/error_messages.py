@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parent.parent
-_PACKAGES = ("golden", "hw", "sim", "synth", "jobs", "fpforge")
+_PACKAGES = ("golden", "hw", "sim", "synth", "jobs", "sweep", "fpforge")
 _PRIVATE = re.compile(r"(?<![^\s'\"(`,=])_[A-Za-z]\w*")  # an identifier of its own, not a part of a word
 
 
