@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .cliutil import UsageError
+from .cliutil import UsageError, seed_arg
 from .unitopts import add_unit_options
 
 __all__ = ["add_parser", "run"]
@@ -25,7 +25,7 @@ def add_parser(sub):
                         "scaled-encoder transfers (default per simulator and unit, printed before the run; table in "
                         "docs/sim.md; 16-bit sources and decoders are exhaustive and take none); large counts are "
                         "the long runs")
-    s.add_argument("--seed-vectors", type=int, default=1, help="seed of the random vectors and stalls (default 1)")
+    s.add_argument("--seed-vectors", type=seed_arg, default=1, help="seed of the random vectors and stalls (default 1)")
     s.add_argument("--build-dir", default=None,
                    help="where simulator builds are kept (default: the cache, `fpforge clean` empties it)")
     s.add_argument("--biases", default=None,

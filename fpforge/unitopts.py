@@ -10,7 +10,7 @@ options the user gave are passed on, so an option a unit does not use is an erro
 
 from __future__ import annotations
 
-from .cliutil import UsageError
+from .cliutil import UsageError, seed_arg
 
 __all__ = ["add_unit_options", "build", "print_spec", "unit_config", "unit_spec"]
 
@@ -75,7 +75,7 @@ def add_unit_options(p, units=_UNITS):
     p.add_argument("--latency", type=int, default=None,
                    help="0: combinational (default); N: N-stage stream pipeline, 1..64 (scaled-encoder: default 1)")
     p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr, 1..32 (default 16)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed_arg, default=None,
                    help="seed of the sr generator (stream units; the draws of a regression), default 0")
     p.add_argument("--name", default=None, help="Verilog module name (default: derived from the configuration)")
     p.add_argument("--spec-json", action="store_true",

@@ -38,7 +38,11 @@ def fp32_value(value, name, *, positive=False):
     """``value`` as float32, refusing any silent rounding; ``positive``: finite and > 0 as well."""
     if isinstance(value, (bool, np.bool_)):
         raise FpforgeTypeError(f"{name} must be a number, not {value!r}")
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):  # a ragged nest of lists, ...
+        raise FpforgeTypeError(f"{name} must be a float (an FP32 value) or an array of them, not "
+                               f"{type(value).__name__} {str(value)[:40]}") from None
     if arr.dtype == np.float32:
         out = arr
     elif arr.dtype.kind in "fiu" or arr.dtype.name == "bfloat16":

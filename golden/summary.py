@@ -120,7 +120,13 @@ def summary_table(formats, bias=None, ieee_denormals=False) -> list[list[str]]:
     ``bias`` and ``ieee_denormals`` apply to the run-time-bias formats among ``formats`` (whose header
     reads ``name@bias``); a run-time-bias format without ``bias`` is an error.
     """
+    if isinstance(formats, str) or not isinstance(formats, (list, tuple)):
+        raise FpforgeTypeError(f"formats must be a list of format names, not {formats!r}"[:200])
     fmts = [get_format(f) for f in formats]
+    for f in fmts:
+        if not isinstance(f, ScalarFormat):
+            raise FpforgeValueError(f"{f.name!r} is a block format: the summary rows (specials, limits, exponent "
+                                    "ranges) describe scalar formats; `fpforge formats` lists its layout")
     cols, names = [], []
     for f in fmts:
         rt = f.runtime_bias

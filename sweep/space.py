@@ -52,6 +52,7 @@ from pathlib import Path
 
 from ..golden import get_format
 from ..golden.block import BlockFormat, MXFormat, bdr
+from ..golden.checks import MAX_SEED
 from ..golden.dot import F_RANGE
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
@@ -228,7 +229,7 @@ class Space:
             _int("f", f, *F_RANGE, where="[dot] ")
         self.f = f
         self.vectors = _int("vectors", vectors, 1, None, "[qsnr] ")
-        self.seed = _int("seed", seed, 0, None, "[qsnr] ")
+        self.seed = _int("seed", seed, 0, MAX_SEED, "[qsnr] ")
         if liberty is not None and not Path(liberty).is_file():
             raise FpforgeValueError(f"[synth] liberty file not found: {str(liberty)!r}")
         self.liberty = None if liberty is None else str(Path(liberty).resolve())
