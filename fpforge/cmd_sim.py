@@ -100,9 +100,6 @@ def run(args) -> int:
     if args.name is not None:
         raise UsageError("--name sets the module name of generated Verilog; sim names its modules itself")
     spec = unit_spec(args)  # every option error before any simulator starts
-    if args.spec_json:
-        print_spec(spec)
-        return 0
     cfg = spec.as_options()
     biases = _biases(args, cfg)
     from .hw.generate import check_unit
@@ -114,6 +111,11 @@ def run(args) -> int:
         if Path(args.build_dir).exists() and not Path(args.build_dir).is_dir():
             raise UsageError(f"--build-dir {args.build_dir!r} is not a directory")
     sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
+    for sim in sims:
+        resolve_vectors(cfg, sim, args.vectors)  # --vectors for an exhaustive unit, ...
+    if args.spec_json:  # after the same checks as a run (not the simulators' presence: no run follows)
+        print_spec(spec)
+        return 0
     reasons = available_simulators()
     if all(reasons[s] for s in sims):
         if len(sims) == 1:

@@ -16,12 +16,12 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from .unitopts import build, print_spec, unit_spec
+    from .unitopts import build, print_spec
 
-    if args.spec_json:
-        print_spec(unit_spec(args))
-        return 0
     check_output(args.output)
-    _, _, _, text = build(args)
-    write_output(args.output, text)
+    spec, _, _, text = build(args)  # --spec-json too: every option checked (--name against the unit's signals)
+    if args.spec_json:
+        print_spec(spec, args.output)
+    else:
+        write_output(args.output, text)
     return 0

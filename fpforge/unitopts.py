@@ -5,7 +5,8 @@ The command line only assembles: BDR parameters into a format, ``--preset`` into
 into tuples, then :func:`fpforge.hw.spec.spec_from_options` makes the spec. Every rule about which option a
 unit takes and which values are valid lives once, in the specs (the same rule for the Python API); only
 options the user gave are passed on, so an option a unit does not use is an error instead of being ignored.
-``--spec-json`` prints the spec's JSON form (and its SHA-256) instead of the command's work.
+``--spec-json`` prints the spec's JSON form (and its SHA-256) instead of the command's work, after the same
+checks of every option as the command itself (and into ``-o`` where the command has one).
 """
 
 from __future__ import annotations
@@ -200,11 +201,14 @@ def unit_spec(args):
     return spec_from_options(**unit_config(args))
 
 
-def print_spec(spec) -> None:
-    """``--spec-json``: the spec's JSON form with its SHA-256 (one JSON object on stdout)."""
+def print_spec(spec, output=None) -> None:
+    """``--spec-json``: the spec's JSON form with its SHA-256 (one JSON object) on stdout or into ``output``
+    (``-o``, written atomically); ``UnitSpec.from_json`` reads it back (and checks the hash)."""
     import json
 
-    print(json.dumps(dict(spec.to_dict(), sha256=spec.sha256), indent=2, sort_keys=True))
+    from .cliutil import write_output
+
+    write_output(output, json.dumps(dict(spec.to_dict(), sha256=spec.sha256), indent=2, sort_keys=True) + "\n")
 
 
 def build(args):

@@ -36,7 +36,7 @@ from typing import ClassVar
 
 from ..golden.checks import as_bool, as_int, describe
 from ..golden.contract import BlockFormatLike
-from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError, UnknownName
 from ..golden.formats import SOURCES, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
@@ -117,7 +117,14 @@ class FormatRef:
         d = get_format(self.name)
         if self.at is not None:
             d = d.at(self.at)
-        return d.with_(**dict(self.with_)) if self.with_ else d
+        if not self.with_:
+            return d
+        try:
+            return d.with_(**dict(self.with_))
+        except FpforgeError:
+            raise
+        except (TypeError, ValueError) as e:  # a field the descriptor does not have, ...
+            raise FpforgeValueError(f"format {self.name!r} with {dict(self.with_)!r}: {e}"[:300]) from None
 
     def to_dict(self) -> dict:
         out = {"name": self.name}
@@ -137,6 +144,14 @@ class FormatRef:
         w = d.get("with") or {}
         if not isinstance(w, dict):
             raise FpforgeTypeError(f"format 'with' must be a mapping of descriptor fields, not {describe(w)}")
+        if w:
+            base = get_format(d["name"])
+            fields = sorted(f.name for f in dataclasses.fields(base) if f.compare and f.name not in ("name", "title")) \
+                if dataclasses.is_dataclass(base) and hasattr(base, "with_") else []
+            unknown = sorted(str(k) for k in w if k not in fields)
+            if unknown:
+                raise FpforgeValueError(f"format 'with' names unknown field(s) {', '.join(unknown)} of {base.name}; "
+                                        f"its fields: {', '.join(fields) or 'none (it cannot be changed)'}")
         return cls(d["name"], at, tuple(sorted(w.items())))
 
 
@@ -255,7 +270,8 @@ class UnitSpec:
 
     @classmethod
     def from_dict(cls, d) -> UnitSpec:
-        """The spec of a JSON form (strict: every key present, none unknown, values of the right type).
+        """The spec of a JSON form (strict: every key present, none unknown, values of the right type). An
+        optional ``sha256`` key (what ``--spec-json`` prints) must be the spec's :attr:`sha256`.
 
         Raises
         ------
@@ -267,7 +283,7 @@ class UnitSpec:
         if not isinstance(d, dict):
             raise FpforgeTypeError(f"a unit spec's JSON form must be a mapping, not {describe(d)}")
         unit = d.get("unit")
-        if unit not in SPECS:
+        if not isinstance(unit, str) or unit not in SPECS:
             raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
         kind = SPECS[unit]
         if cls is not UnitSpec and kind is not cls:
@@ -276,7 +292,7 @@ class UnitSpec:
             raise FpforgeValueError(f"unit spec schema {d.get('schema')!r} is not this fpforge's "
                                     f"({SCHEMA_VERSION}); regenerate the spec")
         names = kind.options()
-        unknown = sorted(set(d) - set(names) - {"unit", "schema"})
+        unknown = sorted(set(d) - set(names) - {"unit", "schema", "sha256"})
         missing = [n for n in names if n not in d]
         if unknown or missing:
             what = "; ".join(p for p in (f"unknown key(s) {', '.join(unknown)}" if unknown else "",
@@ -292,10 +308,17 @@ class UnitSpec:
             elif isinstance(v, (dict, tuple, set, float)):
                 raise FpforgeTypeError(f"{unit} spec: {n} must be a JSON scalar or list, not {describe(v)}")
             values[n] = v
-        return kind(**values)
+        spec = kind(**values)
+        if "sha256" in d and d["sha256"] != spec.sha256:  # (`--spec-json` writes it; optional)
+            raise FpforgeValueError(f"{unit} spec: its sha256 {str(d['sha256'])[:70]!r} is not the hash of its fields "
+                                    f"({spec.sha256}); the JSON was edited: regenerate it or remove the sha256 key")
+        return spec
 
     @classmethod
     def from_json(cls, text) -> UnitSpec:
+        """The spec of a JSON text (:meth:`to_json`, or ``fpforge ... --spec-json``'s output); see :meth:`from_dict`."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise FpforgeTypeError(f"from_json takes the JSON text (str or bytes), not {describe(text)}")
         try:
             d = json.loads(text)
         except (TypeError, ValueError) as e:
