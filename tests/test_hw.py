@@ -49,7 +49,7 @@ def test_ports_follow_the_configuration():
     assert set(Decoder("e4m3", "bf16").signature.members) == {"a", "y"}
 
 
-@pytest.mark.parametrize("seed", [0, 1, 0xDEADBEEF, 2**32 + 5])
+@pytest.mark.parametrize("seed", [0, 1, 0xDEADBEEF, 2**32 - 1])
 def test_generator_matches_golden_stream(seed):
     """The RTL generator yields the golden draws, one per enabled cycle, and holds when not enabled."""
     dut = Xorshift32(seed, bits=16)
