@@ -6,7 +6,7 @@ from amaranth.lib.wiring import In, Out
 
 from ..golden import rng as golden_rng
 from ..golden.checks import as_seed
-from ..golden.errors import FpforgeValueError
+from ..golden.errors import FpforgeError, FpforgeValueError
 
 __all__ = ["Xorshift32"]
 
@@ -38,7 +38,11 @@ class Xorshift32(wiring.Component):
             raise FpforgeValueError(f"bits must be in 1..32, not {bits!r}")
         if not isinstance(draws, int) or draws < 1:
             raise FpforgeValueError(f"draws must be a positive integer, not {draws!r}")
-        self._seed = as_seed(seed, allow_none=False)
+        try:
+            self._seed = as_seed(seed, allow_none=False)
+        except FpforgeError:
+            self._MustUse__silence = True  # (Amaranth would warn that the refused object was never used)
+            raise
         self._bits = bits
         self._draws = draws
         super().__init__({"en": In(1), "rand": Out(bits * draws)})
