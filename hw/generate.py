@@ -8,7 +8,7 @@ from amaranth.lib import wiring
 
 from .. import __version__
 from ..golden.checks import describe
-from ..golden.errors import FpforgeTypeError, FpforgeValueError
+from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError
 from ..golden.floatformat import FloatFormat
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.taperedformat import TaperedFormat
@@ -212,7 +212,13 @@ def default_name(component):
 def to_verilog(component, name=None):
     """Verilog text for ``component``: byte-identical for identical configurations, no paths in it."""
     _unit_of(component, "to_verilog")
-    name = default_name(component) if name is None else check_module_name(name)
+    try:
+        name = default_name(component) if name is None else check_module_name(name)
+    except FpforgeError:  # the unit is refused unconverted: no "created but never used" warning on top
+        for obj in (component, getattr(component, "core", None)):
+            if obj is not None:
+                obj._MustUse__silence = True
+        raise
     body = verilog.convert(component, name=name, emit_src=False)
     _check_name_unused(name, body)
     header = (

@@ -676,16 +676,18 @@ def _silent_api_cases():
 
     x = np.ones(4, np.float32)
     enc = EncoderSpec(format="e4m3").to_dict()
-    dec = build_unit("decoder", format="e4m3")
+    def dec():
+        return build_unit("decoder", format="e4m3")
+
     T, V = TypeError, ValueError
     return [
         ("to-verilog-none", lambda: to_verilog(None), T, "to_verilog takes a unit built by build_unit"),
         ("to-verilog-unit-name", lambda: to_verilog("encoder"), T, "not 'encoder'"),
         ("to-verilog-spec", lambda: to_verilog(EncoderSpec(format="e4m3")), T, "to_verilog takes a unit"),
         ("default-name-none", lambda: default_name(None), T, "default_name takes a unit"),
-        ("to-verilog-name-is-a-port", lambda: to_verilog(dec, "y"), V, "is also the name of a signal"),
-        ("to-verilog-name-keyword", lambda: to_verilog(dec, "always"), V, "keyword"),
-        ("to-verilog-name-int", lambda: to_verilog(dec, 5), V, "module name must be a Verilog identifier"),
+        ("to-verilog-name-is-a-port", lambda: to_verilog(dec(), "y"), V, "is also the name of a signal"),
+        ("to-verilog-name-keyword", lambda: to_verilog(dec(), "always"), V, "keyword"),
+        ("to-verilog-name-int", lambda: to_verilog(dec(), 5), V, "module name must be a Verilog identifier"),
         ("spec-from-dict-unknown-format-option", lambda: UnitSpec.from_dict(
             dict(enc, format={"name": "e4m3", "with": {"bogus": 1}})), V, "unknown field(s) bogus of e4m3"),
         ("spec-from-dict-format-option-of-registered-only", lambda: UnitSpec.from_dict(
