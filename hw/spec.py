@@ -34,6 +34,8 @@ import json
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
+
 from ..golden.checks import as_bool, as_int, describe
 from ..golden.contract import BlockFormatLike
 from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError, UnknownName
@@ -505,8 +507,7 @@ def spec_from_options(unit, **options) -> UnitSpec:
                 field_rand_bits(options.get("rand_bits"), None), field_seed(options.get("seed"), None)
                 raise FpforgeValueError(f"{name} applies to encoders with stochastic rounding (sr); this {unit} "
                                         "has no sr rounding")
-    given = {k for k, v in options.items()
-             if v not in (None, False, 0, "off") and not (k == "compat" and v == "default")}
+    given = {k for k, v in options.items() if not _unset(k, v)}
     if unit == "dot" and options.get("saturate") is not None:
         given.add("saturate")  # (False is a choice for the cast, and no option without one)
     uses = (set(fields) - {"format", "rand_bits", "seed"}) | set(sugar)
@@ -526,6 +527,16 @@ def spec_from_options(unit, **options) -> UnitSpec:
             raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
         values["format"] = fmt
     return kind(**values)
+
+
+def _unset(name, value) -> bool:
+    """The keyword-style value means "not given": None, False, an integer 0, ``"off"``, compat ``"default"``
+    (compared by type first: an array or other junk is "given", and its field's check names it)."""
+    if value is None or (isinstance(value, (bool, np.bool_)) and not value):
+        return True
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return value == 0
+    return isinstance(value, str) and (value == "off" or (name == "compat" and value == "default"))
 
 
 def _modes(rounding):
