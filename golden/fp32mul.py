@@ -26,7 +26,11 @@ _TINY = 2.0**-126
 
 def source_array(x, name="x"):
     """``(array, source descriptor)``; the dtype must be float32, bfloat16 or float16."""
-    x = np.asarray(x)
+    try:
+        x = np.asarray(x)
+    except (TypeError, ValueError, OverflowError):  # a ragged nest of lists, ...
+        raise FpforgeTypeError(f"{name} must hold float32, bfloat16 or float16 values (convert explicitly), not "
+                               f"a ragged {type(x).__name__}") from None
     try:
         return x, source_of(x)
     except TypeError:

@@ -246,7 +246,7 @@ class DelayedScaling:
         if isinstance(history_len, bool) or not isinstance(history_len, (int, np.integer)) \
                 or not 1 <= history_len <= 1 << 20:
             raise FpforgeValueError(f"history_len must be an integer in 1..{1 << 20}, not {history_len!r}")
-        if algo not in ALGOS:
+        if not isinstance(algo, str) or algo not in ALGOS:
             raise FpforgeValueError(f"algo must be one of {', '.join(ALGOS)}, not {algo!r}")
         if not isinstance(pow2, (bool, np.bool_)):
             raise FpforgeTypeError(f"pow2 must be True or False, not {pow2!r}")

@@ -235,8 +235,8 @@ def check_rand_bits(rand_bits):
 
 def source_format(name, what="source", choices=tuple(SOURCES)):
     """The descriptor of an encoder's source (or a decoder's target, ``what="target"``) among ``choices``."""
-    if name not in choices:
-        raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(choices)}")
+    if not isinstance(name, str) or name not in choices:  # (a str first: junk such as an array is never compared)
+        raise FpforgeValueError(f"unknown {what} {str(name)[:40]!r}; valid choices: {', '.join(choices)}")
     return SOURCES[name]
 
 

@@ -138,12 +138,15 @@ class FormatRef:
 
     @classmethod
     def from_dict(cls, d) -> FormatRef:
-        unknown = sorted(set(d) - {"name", "at", "with"})
+        if not isinstance(d, dict):
+            raise FpforgeTypeError(f"a format reference is a mapping {{'name': str, 'at': int, 'with': {{...}}}}, not "
+                                   f"{describe(d)}")
+        unknown = sorted(str(k) for k in set(d) - {"name", "at", "with"})
         if unknown or not isinstance(d.get("name"), str):
             raise FpforgeValueError(f"a format reference is {{'name': str, 'at': int, 'with': {{...}}}}, not {d!r}"
                                     [:300])
         at = None if d.get("at") is None else as_int(d["at"], "format 'at' (bias)")
-        w = d.get("with") or {}
+        w = {} if d.get("with") is None else d["with"]
         if not isinstance(w, dict):
             raise FpforgeTypeError(f"format 'with' must be a mapping of descriptor fields, not {describe(w)}")
         if w:
@@ -203,7 +206,14 @@ class UnitSpec:
         for f in dataclasses.fields(self):
             check = f.metadata.get("check")
             if check is not None:
-                object.__setattr__(self, f.name, check(getattr(self, f.name), self))
+                value = getattr(self, f.name)
+                try:
+                    object.__setattr__(self, f.name, check(value, self))
+                except FpforgeError:
+                    raise
+                except (TypeError, ValueError, KeyError, AttributeError):  # junk a check did not foresee
+                    raise FpforgeTypeError(f"a{'n' if self.unit[0] in 'e' else ''} {self.unit} unit's {f.name} "
+                                           f"cannot be {describe(value)}") from None
         self._check()
         self._check_gateware()
 
@@ -290,8 +300,9 @@ class UnitSpec:
         kind = SPECS[unit]
         if cls is not UnitSpec and kind is not cls:
             raise FpforgeValueError(f"{cls.__name__}.from_dict got a {unit} spec")
-        if d.get("schema") != SCHEMA_VERSION:
-            raise FpforgeValueError(f"unit spec schema {d.get('schema')!r} is not this fpforge's "
+        schema = d.get("schema")
+        if not isinstance(schema, int) or isinstance(schema, bool) or schema != SCHEMA_VERSION:
+            raise FpforgeValueError(f"unit spec schema {describe(schema)} is not this fpforge's "
                                     f"({SCHEMA_VERSION}); regenerate the spec")
         names = kind.options()
         unknown = sorted(set(d) - set(names) - {"unit", "schema", "sha256"})
@@ -311,7 +322,7 @@ class UnitSpec:
                 raise FpforgeTypeError(f"{unit} spec: {n} must be a JSON scalar or list, not {describe(v)}")
             values[n] = v
         spec = kind(**values)
-        if "sha256" in d and d["sha256"] != spec.sha256:  # (`--spec-json` writes it; optional)
+        if "sha256" in d and (not isinstance(d["sha256"], str) or d["sha256"] != spec.sha256):  # (`--spec-json` writes it; optional)
             raise FpforgeValueError(f"{unit} spec: its sha256 {str(d['sha256'])[:70]!r} is not the hash of its fields "
                                     f"({spec.sha256}); the JSON was edited: regenerate it or remove the sha256 key")
         return spec
