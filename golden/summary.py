@@ -144,7 +144,7 @@ def bias_ranges(fmt, ieee_denormals=False) -> list[dict]:
     ``min_denormal`` / ``max_denormal``.
     """
     base = resolve_variant(fmt, ieee_denormals=ieee_denormals)
-    if not base.runtime_bias:
+    if not getattr(base, "runtime_bias", False):  # (a block format has no bias of its own either)
         raise FpforgeValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
                                 f"(cfloat8_143, cfloat8_152, shp)")
     rows = []

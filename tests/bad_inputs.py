@@ -361,6 +361,7 @@ _SILENT = [
     ("prove-seed-negative", ["prove", "encoder", "-f", "e4m3", "--rounding", "sr", "--seed", "-5"],
      "a seed is an integer in 0..4294967295"),
     ("table-summary-block-format", ["table", "--summary", "mx9"], "'mx9' is a block format"),
+    ("table-ranges-block-format", ["table", "--ranges", "mx9"], "'mx9' has a fixed bias"),
     ("table-summary-block-among-scalars", ["table", "--summary", "e4m3", "mxfp8_e4m3"], "is a block format"),
     ("verilog-name-is-a-port", ["verilog", "encoder", "-f", "e4m3", "--name", "a"], "is also the name of a signal"),
     ("verilog-name-is-the-rand-port", ["verilog", "encoder", "-f", "e4m3", "--rounding", "sr", "--name", "rand"],
@@ -670,7 +671,7 @@ def _silent_api_cases():
     from fpforge.golden import qsnr as gq
     from fpforge.golden.scaling import DelayedScaling
     from fpforge.golden.scaling_demo import double_rounding_table, drifting_tensor, run_demo
-    from fpforge.golden.summary import summary_table
+    from fpforge.golden.summary import bias_ranges, summary_table
     from fpforge.hw import EncoderSpec, UnitSpec, Xorshift32, build_unit, default_name, to_verilog
     from fpforge.synth.liberty import parse_liberty_text
 
@@ -705,6 +706,7 @@ def _silent_api_cases():
         ("delayed-scaling-step-float64", lambda: DelayedScaling("e4m3").step(np.ones(4)), T, "x must hold float32"),
         ("summary-table-block-format", lambda: summary_table(["mx9"]), V, "'mx9' is a block format"),
         ("summary-table-string", lambda: summary_table("e4m3"), T, "formats must be a list"),
+        ("bias-ranges-block-format", lambda: bias_ranges("mx9"), V, "'mx9' has a fixed bias"),
         ("run-demo-unsigned", lambda: run_demo("uhp", steps=2, size=16), V, "uhp is unsigned"),
         ("run-demo-seed-too-large", lambda: run_demo("e4m3", steps=2, size=16, seed=2**32), V, "seed"),
         ("drifting-tensor-seed-negative", lambda: next(drifting_tensor(2, 16, -1)), V, "seed"),
