@@ -15,7 +15,7 @@ from fpforge.hw import Decoder, Encoder, Pipeline, Rounder, Xorshift32, build_un
         (dict(fmt="e4m3", source="fp64"), "unknown source 'fp64'; valid choices: fp32, fp16, bf16"),
         (dict(fmt="e4m3", roundings=("hr",)), "has no rounding 'hr'; valid choices: rne, ta, rtz, sr"),
         (dict(fmt="e4m3", saturate="maybe"), "saturate must be one of off, on, runtime"),
-        (dict(fmt="e4m3", roundings=("sr",), rand_bits=0), "rand_bits must be in 1..32"),
+        (dict(fmt="e4m3", roundings=("sr",), rand_bits=0), "rand_bits must be an integer in 1..32"),
         (dict(fmt="fp16"), "'fp16' is not a narrow float format"),
     ],
 )
