@@ -284,3 +284,43 @@ def test_zero_area_is_refused_only_where_it_would_falsify_an_area():
     assert parse_liberty_text(ok, "ok.lib").cells["INV_X1"].area == 0
     cells = parse_liberty_text(filler, "fill.lib").cells
     assert cells["FILL_X1"].area == 0 and cells["INV_X1"].area == 0.5
+
+
+# -- the gateware constructors ------------------------------------------------------------------------------------
+def _gateware():
+    from fpforge import hw
+
+    return {  # constructor: valid positional arguments (each replaced by junk in turn)
+        "Encoder": (hw.Encoder, lambda: ["e4m3", "fp32", ("rne",), False, False, 16]),
+        "Decoder": (hw.Decoder, lambda: ["e4m3", "fp32"]),
+        "HiF8Encoder": (hw.HiF8Encoder, lambda: ["hif8", "fp32", ("ta",), False, False, 16]),
+        "HiF8Decoder": (hw.HiF8Decoder, lambda: ["hif8", "fp32"]),
+        "BlockEncoder": (hw.BlockEncoder, lambda: ["mx6", "fp32", ("rne",), 16]),
+        "BlockDecoder": (hw.BlockDecoder, lambda: ["mx6", "fp32"]),
+        "DotProduct": (hw.DotProduct, lambda: ["e4m3", 4, 16]),
+        "Xorshift32": (hw.Xorshift32, lambda: [0, 16, 1]),
+        "Fp32Multiplier": (hw.Fp32Multiplier, lambda: ["fp32", "fp32"]),
+        "ScaledEncoder": (hw.ScaledEncoder, lambda: ["e4m3"]),
+        "Pipeline": (hw.Pipeline, lambda: [hw.Decoder("e4m3"), 1, 0]),
+        "RegisteredIO": (hw.RegisteredIO, lambda: [hw.DotProduct("e4m3", 4, 16)]),
+        "operand_layout": (hw.operand_layout, lambda: ["e4m3", 4]),
+        "block_layout": (hw.block_layout, lambda: ["mx6"]),
+    }
+
+
+GATEWARE = _gateware()
+
+
+@pytest.mark.parametrize("examples", PROFILES)
+@pytest.mark.parametrize("name", sorted(GATEWARE))
+def test_junk_in_any_argument_of_a_gateware_constructor_is_a_clear_error(name, examples):
+    make, valid = GATEWARE[name]
+
+    @given(st.integers(0, len(valid()) - 1), JUNK)
+    def prop(i, junk):
+        args = valid()
+        for a in args:
+            _silence(a)
+        args[i] = junk
+        _silence(clear(lambda: make(*args), f"{name}({args!r})"))
+    run(examples, prop)
