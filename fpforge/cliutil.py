@@ -20,7 +20,7 @@ from pathlib import Path
 from .golden.errors import FpforgeError
 from .jobs import write_atomic
 
-__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "table_text", "timed",
+__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "seed_arg", "table_text", "timed",
            "user_paths", "write_json", "write_output"]
 
 
@@ -131,6 +131,21 @@ def comma_list(text, option, *, convert=None, example="") -> list:
             raise UsageError(f"{option} takes a comma list of {kind}{f' (e.g. {example})' if example else ''}, "
                              f"not {text!r}") from None
     return out
+
+
+def seed_arg(text) -> int:
+    """argparse ``type`` of every seed option: an integer in 0..2**32 - 1 (a larger seed would alias a smaller
+    one, while the reports printed the value as given)."""
+    from .golden.checks import MAX_SEED
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed is an integer in 0..{MAX_SEED} (the generator's state is 32 "
+                                         f"bits), not {value}")
+    return value
 
 
 def table_text(rows) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cliutil import UsageError, add_output, check_output, comma_list, timed, write_json, write_output
+from .cliutil import UsageError, add_output, check_output, comma_list, seed_arg, timed, write_json, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -16,7 +16,7 @@ def add_parser(sub):
     de.add_argument("--f", default=None, help="comma list of window widths, 8..256 (default 8,12,16,20,24,32,48)")
     de.add_argument("--r", type=int, default=64, help="elements per dot product (default 64)")
     de.add_argument("--vectors", type=int, default=2000, help="vector pairs per format (default 2000)")
-    de.add_argument("--seed", type=int, default=0)
+    de.add_argument("--seed", type=seed_arg, default=0)
     de.add_argument("--json", action="store_true", help="JSON rows instead of the table")
     add_output(de)
     de.set_defaults(run=run)

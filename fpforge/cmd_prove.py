@@ -103,9 +103,11 @@ def _parse_biases(values):
     for v in values:
         for part in v.split(","):
             part = part.strip()
+            if not part:
+                raise FpforgeValueError(f"--bias {v!r} has an empty item; give integers 0..63 (a comma list) or `all`")
             if part == "all":
                 out.extend(range(64))
-            elif part:
+            else:
                 try:
                     out.append(int(part, 0))
                 except ValueError:
@@ -156,13 +158,28 @@ def _result_line(r):
             f"{_rate(r.vectors, r.seconds):>10}  {status}{resumed}")
 
 
-def _unit_of(args, kwargs):
-    from .sim.prove_unit import ProofUnit
+def _check_unit_source(args):
+    """The options of the unit's source (--verilog, --netlist, --liberty, --name), without building it."""
+    from .hw.generate import check_module_name
 
     if args.verilog is not None and args.netlist:
         raise FpforgeValueError("choose one of --verilog FILE and --netlist")
     if args.liberty is not None and not args.netlist:
         raise FpforgeValueError("--liberty applies with --netlist")
+    if args.verilog is not None and not os.path.isfile(args.verilog):
+        raise FpforgeValueError(f"--verilog {args.verilog!r}: no such file")
+    if args.liberty is not None:
+        from .synth.liberty import check_liberty
+
+        check_liberty(args.liberty)
+    if args.name is not None:
+        check_module_name(args.name)
+
+
+def _unit_of(args, kwargs):
+    from .sim.prove_unit import ProofUnit
+
+    _check_unit_source(args)
     if args.verilog is not None:
         return ProofUnit.from_file(kwargs, args.verilog, args.name)
     if args.netlist:
@@ -239,13 +256,14 @@ def _prove_one(args):
     if args.only is not None or args.list or args.estimate:
         raise FpforgeValueError("--only, --list and --estimate apply to `fpforge prove all`")
     spec = unit_spec(options_config(args))
-    if args.spec_json:
-        print_spec(spec)
-        return 0
     cfg = unit_config(spec)
     _check_parallel(args)
     conditions = conditions_of(cfg, _parse_biases(args.bias))  # bad input first: then the (slow) unit
     start, end = _parse_range(args.range, domain_of(cfg))
+    if args.spec_json:  # after the same checks of the options as a proof
+        _check_unit_source(args)
+        print_spec(spec)
+        return 0
     _check_environment(args)
     unit = _unit_of(args, cfg)
     _check_build_tools(unit)  # a missing g++/make/perl: one line, before the header

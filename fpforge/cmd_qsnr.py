@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cliutil import UsageError, add_output, check_output, comma_list, timed, write_json, write_output
+from .cliutil import UsageError, add_output, check_output, comma_list, seed_arg, timed, write_json, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -14,7 +14,7 @@ def add_parser(sub):
                         "the OCP MX formats, e4m3,e5m2,hif8)")
     q.add_argument("--vectors", type=int, default=10_000, help="independent vectors (default 10000)")
     q.add_argument("--length", type=int, default=256, help="values per vector (default 256)")
-    q.add_argument("--seed", type=int, default=0, help="seed of the vectors and of sr's draws (default 0)")
+    q.add_argument("--seed", type=seed_arg, default=0, help="seed of the vectors and of sr's draws (default 0)")
     q.add_argument("--rounding", default=None,
                    help="rounding (rne, ta, rtz, sr, hr) for the formats that offer it; the others keep their "
                         "default (the table's rounding column says which each used)")

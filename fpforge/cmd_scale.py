@@ -39,11 +39,16 @@ def add_parser(subparsers):
 
 
 def parse_numbers(text, option, kind=float) -> tuple:
-    """The comma list ``text`` as a tuple of ``kind`` (empty items skipped); one line naming ``option`` if an
-    item is not a number."""
+    """The comma list ``text`` as a tuple of ``kind`` (``()`` for an empty text); one line naming ``option`` if an
+    item is empty (``1,,2``: a typo, never skipped) or not a number."""
     from .golden.errors import FpforgeValueError
 
-    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not text.strip():
+        return ()
+    items = [t.strip() for t in text.split(",")]
+    if not all(items):
+        raise FpforgeValueError(f"{option} {text!r} has an empty item; give a comma list without empty entries "
+                                f"(e.g. {option} {'1,2' if kind is int else '0.5,2,7'})")
     try:
         return tuple(kind(t) for t in items)
     except ValueError:

@@ -32,12 +32,14 @@ def add_unit_options(p):
 
 # -- scaling-demo ------------------------------------------------------------------------------------------
 def add_parser(subparsers):
+    from .cliutil import seed_arg
+
     p = subparsers.add_parser("scaling-demo", help="current vs delayed per-tensor scaling on a drifting tensor "
                                                    "(docs/scaling.md): QSNR, saturation, double rounding, area")
     p.add_argument("--format", "-f", default="e4m3", help="scalar target format (default e4m3)")
     p.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
     p.add_argument("--size", type=int, default=4096, help="values per step (default 4096)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the tensor and the double-rounding casts (default 0)")
     p.add_argument("--histories", default="1,16,1024", help="amax history lengths (default 1,16,1024)")
     p.add_argument("--margins", default="0,1", help="margins (default 0,1)")
     p.add_argument("--pow2", action="store_true", help="power-of-two scales")

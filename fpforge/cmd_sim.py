@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from .cliutil import UsageError
+from .cliutil import UsageError, seed_arg
 from .unitopts import add_unit_options
 
 __all__ = ["add_parser", "run"]
@@ -25,7 +25,7 @@ def add_parser(sub):
                         "scaled-encoder transfers (default per simulator and unit, printed before the run; table in "
                         "docs/sim.md; 16-bit sources and decoders are exhaustive and take none); large counts are "
                         "the long runs")
-    s.add_argument("--seed-vectors", type=int, default=1, help="seed of the random vectors and stalls (default 1)")
+    s.add_argument("--seed-vectors", type=seed_arg, default=1, help="seed of the random vectors and stalls (default 1)")
     s.add_argument("--build-dir", default=None,
                    help="where simulator builds are kept (default: the cache, `fpforge clean` empties it)")
     s.add_argument("--biases", default=None,
@@ -100,9 +100,6 @@ def run(args) -> int:
     if args.name is not None:
         raise UsageError("--name sets the module name of generated Verilog; sim names its modules itself")
     spec = unit_spec(args)  # every option error before any simulator starts
-    if args.spec_json:
-        print_spec(spec)
-        return 0
     cfg = spec.as_options()
     biases = _biases(args, cfg)
     from .hw.generate import check_unit
@@ -117,6 +114,11 @@ def run(args) -> int:
         if Path(args.build_dir).exists() and not Path(args.build_dir).is_dir():
             raise UsageError(f"--build-dir {args.build_dir!r} is not a directory")
     sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
+    for sim in sims:
+        resolve_vectors(cfg, sim, args.vectors)  # --vectors for an exhaustive unit, ...
+    if args.spec_json:  # after the same checks as a run (not the simulators' presence: no run follows)
+        print_spec(spec)
+        return 0
     reasons = available_simulators()
     if all(reasons[s] for s in sims):
         named = {s: r if r.startswith(s) else f"{s}: {r}" for s, r in reasons.items()}  # "verilator" once

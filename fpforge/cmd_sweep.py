@@ -13,6 +13,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers):
+    from .cliutil import seed_arg
     from .sweep import SPACES
     from .sweep.area import AREA_SPACES
     from .sweep.space import FLOWS
@@ -38,7 +39,7 @@ def add_parser(subparsers):
                                                                 "$FPFORGE_CACHE/sweep)")
     c.add_argument("--no-cache", action="store_true", help="compute everything, store nothing")
     p.add_argument("--vectors", type=int, default=None, help="QSNR vectors (default: the space's, 10000)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the QSNR vectors (default: the space's, 0)")
+    p.add_argument("--seed", type=seed_arg, default=None, help="seed of the QSNR vectors (default: the space's, 0)")
     p.add_argument("--no-synth", action="store_true", help="QSNR, bits and memory only: no synthesis")
     p.add_argument("--from-csv", default=None, metavar="FILE",
                    help="measure nothing: re-read the points of SPACE from FILE (a sweep's CSV, e.g. "

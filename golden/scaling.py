@@ -246,7 +246,7 @@ class DelayedScaling:
         if isinstance(history_len, bool) or not isinstance(history_len, (int, np.integer)) \
                 or not 1 <= history_len <= 1 << 20:
             raise FpforgeValueError(f"history_len must be an integer in 1..{1 << 20}, not {history_len!r}")
-        if algo not in ALGOS:
+        if not isinstance(algo, str) or algo not in ALGOS:
             raise FpforgeValueError(f"algo must be one of {', '.join(ALGOS)}, not {algo!r}")
         if not isinstance(pow2, (bool, np.bool_)):
             raise FpforgeTypeError(f"pow2 must be True or False, not {pow2!r}")
@@ -285,6 +285,10 @@ class DelayedScaling:
         a = _fp32(amax_value, "amax")
         if a.ndim:
             raise FpforgeValueError(f"update takes one amax per step, not an array of shape {a.shape}")
+        with np.errstate(invalid="ignore"):
+            if a < 0:  # (-0 is a zero amax; NaN and Inf carry no information and keep the scale)
+                raise FpforgeValueError(f"amax must be >= 0 (a largest magnitude), not {a.item()!r}; the history is "
+                                        "unchanged")
         self._history = np.append(self._history[1:], a)
         use = np.fmax.reduce(self._history) if self._algo == "max" else a
         self._scale = np.float32(scale_from_amax(use, self._fmt, margin=self._margin, pow2=self._pow2,

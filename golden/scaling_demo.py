@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import as_seed
 from .errors import FpforgeTypeError, FpforgeValueError
 from .formats import Flag, get_format
 from .fp32mul import fp32_mul, fp32_value, round_product
@@ -50,7 +51,7 @@ def _check_sizes(steps, size):
 def drifting_tensor(steps: int, size: int, seed: int = 0):
     """Yield ``(t, x)`` for each step: ``x`` float32 of ``size`` values (see the module docstring)."""
     _check_sizes(steps, size)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(as_seed(seed, allow_none=False))
     base = log2_sigma(steps) + rng.normal(0, 0.15, steps)
     spike = int(0.45 * steps)
     for t in range(steps):
@@ -93,6 +94,11 @@ def run_demo(fmt="e4m3", *, steps=300, size=4096, seed=0, histories=DEFAULT_HIST
     format_max(fmt, bias)  # a scalar format (and its bias): one clear error before the work
     _check_each("histories", "amax history lengths", histories, 1, 1 << 20)  # the caller's names, not
     _check_each("margins", "each scale divided by 2**margin", margins, 0, MAX_MARGIN)  # DelayedScaling's
+    as_seed(seed, allow_none=False)
+    d = get_format(fmt)
+    if not getattr(d, "signed", True):
+        raise FpforgeValueError(f"{d.name} is unsigned: the demo's tensor is signed (half its values have no code in "
+                                f"{d.name}), so every QSNR would be NaN; give a signed format (e4m3, e5m2, hif8, ...)")
     for h in histories:
         DelayedScaling(fmt, h, bias=bias)
     rec = recipes(histories, margins)
@@ -156,7 +162,7 @@ def double_rounding_table(formats, *, n=2_000_000, seed=0, rounding="rne"):
     """Per format: how many of ``n`` scaled casts (Gaussian x of random spread, the current-scaling scale of
     each 4096-value tensor) differ between the RFC's ``cast(fp32(x * s))`` and a single rounding of the
     exact ``x * s`` (``cast(round_to_odd(x * s))``); rows ``dict(format, values, differ, example)``."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(as_seed(seed, allow_none=False))
     rows = []
     for name in formats:
         fmt = get_format(name)

@@ -120,7 +120,13 @@ def summary_table(formats, bias=None, ieee_denormals=False) -> list[list[str]]:
     ``bias`` and ``ieee_denormals`` apply to the run-time-bias formats among ``formats`` (whose header
     reads ``name@bias``); a run-time-bias format without ``bias`` is an error.
     """
+    if isinstance(formats, str) or not isinstance(formats, (list, tuple)):
+        raise FpforgeTypeError(f"formats must be a list of format names, not {formats!r}"[:200])
     fmts = [get_format(f) for f in formats]
+    for f in fmts:
+        if not isinstance(f, ScalarFormat):
+            raise FpforgeValueError(f"{f.name!r} is a block format: the summary rows (specials, limits, exponent "
+                                    "ranges) describe scalar formats; `fpforge formats` lists its layout")
     cols, names = [], []
     for f in fmts:
         rt = f.runtime_bias
@@ -138,7 +144,7 @@ def bias_ranges(fmt, ieee_denormals=False) -> list[dict]:
     ``min_denormal`` / ``max_denormal``.
     """
     base = resolve_variant(fmt, ieee_denormals=ieee_denormals)
-    if not base.runtime_bias:
+    if not getattr(base, "runtime_bias", False):  # (a block format has no bias of its own either)
         raise FpforgeValueError(f"format {base.name!r} has a fixed bias; bias ranges list run-time-bias formats "
                                 f"(cfloat8_143, cfloat8_152, shp)")
     rows = []

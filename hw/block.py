@@ -214,8 +214,8 @@ class BlockEncoder(wiring.Component):
     def __init__(self, fmt, source="fp32", roundings=None, rand_bits=DEFAULT_RAND_BITS):
         fmt = as_block_format(fmt)
         src = source_format(source, "block encoder source", ("fp32", "bf16"))
-        roundings = check_roundings(fmt, roundings or fmt.roundings[:1])
-        check_rand_bits(rand_bits)
+        roundings = check_roundings(fmt, fmt.roundings[:1] if roundings is None else roundings)
+        rand_bits = check_rand_bits(rand_bits)
         if isinstance(fmt, BlockFormat) and fmt.m > 24:
             raise FpforgeValueError(f"block encoders support m <= 24, not {fmt.m!r}")
         self._fmt, self._src, self._roundings, self._rand_bits = fmt, src, roundings, rand_bits

@@ -6,18 +6,29 @@ from amaranth import Cat, Const, Mux, Signal, signed, unsigned
 from amaranth.lib import data
 from amaranth.utils import bits_for
 
+from ..golden.checks import as_int
+from ..golden.errors import FpforgeValueError
 from ..golden.floatformat import FloatFormat
 from ..golden.taperedformat import TaperedFormat
 from .block import block_layout
 from .classify import classify, float_fields
 from .hif8 import tapered_dot_fields
+from .spec_fields import MAX_PORT_BITS
 
 __all__ = ["ELEMENT_GATEWARE", "Element", "decode_elements", "float_dot_fields", "operand_layout", "reduce_tree",
            "signed_bits"]
 
 
 def operand_layout(fmt, r) -> data.ArrayLayout:
-    """The operand port: r/k1 blocks in their packed layout (block 0 lowest), or r scalar codes."""
+    """The operand port: r/k1 blocks in their packed layout (block 0 lowest), or r scalar codes; ``fmt`` is a
+    dot-product operand format (a name or descriptor, :func:`fpforge.golden.dot.operand_format`)."""
+    from ..golden.dot import operand_format
+
+    fmt = operand_format(fmt)
+    k1 = 1 if fmt.dot_side.family == "scalar" else fmt.k1
+    r = as_int(r, "r (elements)", 1, MAX_PORT_BITS)
+    if r % k1:
+        raise FpforgeValueError(f"r must be a positive multiple of {fmt.name}'s block size {k1}, not {r}")
     if fmt.dot_side.family == "scalar":
         return data.ArrayLayout(unsigned(fmt.bits), r)
     return data.ArrayLayout(block_layout(fmt), r // fmt.k1)

@@ -1,10 +1,14 @@
 """Build units from their specs (:mod:`fpforge.hw.spec`, or command-line style options) and emit
 deterministic Verilog."""
 
+import re
+
 from amaranth.back import verilog
+from amaranth.lib import wiring
 
 from .. import __version__
-from ..golden.errors import FpforgeTypeError, FpforgeValueError
+from ..golden.checks import describe
+from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError
 from ..golden.floatformat import FloatFormat
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.taperedformat import TaperedFormat
@@ -28,8 +32,8 @@ from .spec import (
     spec_from_options,
 )
 
-__all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "build_unit", "check_unit", "default_name",
-           "to_verilog"]
+__all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "VERILOG_KEYWORDS", "build_unit",
+           "check_module_name", "check_unit", "default_name", "to_verilog"]
 
 _ = (MAX_LATENCY, MAX_PORT_BITS, UNITS)  # re-exported (their home is fpforge.hw.spec)
 
@@ -119,7 +123,71 @@ def check_unit(spec=None, **cfg) -> None:
             obj._MustUse__silence = True
 
 
+#: Reserved words of Verilog-2005 and SystemVerilog (IEEE 1800-2017, Annex B): not module names, since a
+#: tool reading the file as either language would fail on them.
+VERILOG_KEYWORDS = frozenset("""
+accept_on alias always always_comb always_ff always_latch and assert assign assume automatic before begin bind
+bins binsof bit break buf bufif0 bufif1 byte case casex casez cell chandle checker class clocking cmos config
+const constraint context continue cover covergroup coverpoint cross deassign default defparam design disable
+dist do edge else end endcase endchecker endclass endclocking endconfig endfunction endgenerate endgroup
+endinterface endmodule endpackage endprimitive endprogram endproperty endspecify endsequence endtable endtask
+enum event eventually expect export extends extern final first_match for force foreach forever fork forkjoin
+function generate genvar global highz0 highz1 if iff ifnone ignore_bins illegal_bins implements implies import
+incdir include initial inout input inside instance int integer interconnect interface intersect join join_any
+join_none large let liblist library local localparam logic longint macromodule matches medium modport module
+nand negedge nettype new nexttime nmos nor noshowcancelled not notif0 notif1 null or output package packed
+parameter pmos posedge primitive priority program property protected pull0 pull1 pulldown pullup
+pulsestyle_ondetect pulsestyle_onevent pure rand randc randcase randsequence rcmos real realtime ref reg
+reject_on release repeat restrict return rnmos rpmos rtran rtranif0 rtranif1 s_always s_eventually s_nexttime
+s_until s_until_with scalared sequence shortint shortreal showcancelled signed small soft solve specify
+specparam static string strong strong0 strong1 struct super supply0 supply1 sync_accept_on sync_reject_on
+table tagged task this throughout time timeprecision timeunit tran tranif0 tranif1 tri tri0 tri1 triand trior
+trireg type typedef union unique unique0 unsigned until until_with untyped use uwire var vectored virtual void
+wait wait_order wand weak weak0 weak1 while wildcard wire with within wor xnor xor""".split())
+
+_DECLARED = re.compile(r"^\s*(?:input|output|inout|wire|reg|integer)\s+(?:signed\s+)?(?:\[[^\]]*\]\s*)?"
+                       r"(\\\S+|[A-Za-z_][A-Za-z0-9_$]*)", re.M)
+_MODULE = re.compile(r"^module\s+(\\\S+|[A-Za-z_][A-Za-z0-9_$]*)", re.M)
+
+
+def _unit_of(component, where):
+    """``component`` if it is a unit fpforge builds (what :func:`build_unit` returns), else a one-line error."""
+    if not isinstance(component, (wiring.Component, RegisteredIO)) or not callable(getattr(component, "describe",
+                                                                                           None)):
+        raise FpforgeTypeError(f"{where} takes a unit built by build_unit (e.g. {where}(build_unit('encoder', "
+                               f"format='e4m3'))), not {describe(component)}")
+    return component
+
+
+def check_module_name(name) -> str:
+    """``name`` if it can name a generated module: a Verilog identifier (ASCII letters, digits, ``_``, not
+    starting with a digit) that is no Verilog/SystemVerilog keyword. (:func:`to_verilog` also refuses the
+    name of a signal of the unit, which only the generated text knows.)"""
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
+        raise FpforgeValueError(f"module name must be a Verilog identifier (letters, digits, '_', not starting "
+                                f"with a digit), not {describe(name)}")
+    if name in VERILOG_KEYWORDS:
+        raise FpforgeValueError(f"module name {name!r} is a Verilog/SystemVerilog keyword; choose another name")
+    return name
+
+
+def _check_name_unused(name, body):
+    """A module name that is also a signal of the unit (a port such as ``a``/``rand``, or an internal wire)
+    is hidden by it (Verilator's VARHIDDEN), and one equal to another module of the file redefines it."""
+    signals = {n.lstrip("\\").rstrip() for n in _DECLARED.findall(body)}
+    modules = [n.lstrip("\\").rstrip() for n in _MODULE.findall(body)]
+    if name in signals:
+        ports = re.search(r"^module\s+\S+\s*\(([^)]*)\)", body, re.M)
+        listed = ", ".join(sorted(p.strip().lstrip("\\") for p in ports.group(1).split(","))) if ports else ""
+        raise FpforgeValueError(f"module name {name!r} is also the name of a signal of the unit (its ports: {listed})"
+                                "; the signal would hide the module (Verilator VARHIDDEN): choose another name")
+    if modules.count(name) > 1 or name in modules[1:]:
+        raise FpforgeValueError(f"module name {name!r} is the name of one of the unit's submodules; choose another "
+                                "name")
+
+
 def default_name(component):
+    _unit_of(component, "default_name")
     if isinstance(component, RegisteredIO):
         return default_name(component.core) + "_io"
     if isinstance(component, DotProduct):
@@ -143,11 +211,16 @@ def default_name(component):
 
 def to_verilog(component, name=None):
     """Verilog text for ``component``: byte-identical for identical configurations, no paths in it."""
-    name = default_name(component) if name is None else name
-    if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
-        raise FpforgeValueError(f"module name must be a Verilog identifier (letters, digits, '_', not starting "
-                                f"with a digit), not {name!r}")
+    _unit_of(component, "to_verilog")
+    try:
+        name = default_name(component) if name is None else check_module_name(name)
+    except FpforgeError:  # the unit is refused unconverted: no "created but never used" warning on top
+        for obj in (component, getattr(component, "core", None)):
+            if obj is not None:
+                obj._MustUse__silence = True
+        raise
     body = verilog.convert(component, name=name, emit_src=False)
+    _check_name_unused(name, body)
     header = (
         f"// Generated by fpforge {__version__}: {component.describe()}.\n"
         f"// Module {name}. Do not edit; regenerate with the fpforge command line.\n"

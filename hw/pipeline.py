@@ -5,9 +5,18 @@ from amaranth import Module, Shape, Signal
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..golden.errors import FpforgeValueError
+from ..golden.checks import as_int, as_seed, describe
+from ..golden.errors import FpforgeError, FpforgeTypeError
 from .rng import Xorshift32
 from .rounding import read_only
+from .spec_fields import MAX_LATENCY
+
+
+def _check_core(core, what):
+    """``core`` is a combinational fpforge unit (an encoder, decoder, block or dot unit)."""
+    if not isinstance(core, wiring.Component) or not callable(getattr(core, "describe", None)):
+        raise FpforgeTypeError(f"{what} wraps a unit (an Encoder, Decoder, BlockEncoder, ... or DotProduct), not "
+                               f"{describe(core)}")
 
 __all__ = ["Pipeline", "RegisteredIO"]
 
@@ -45,9 +54,14 @@ class Pipeline(wiring.Component):
     """
 
     def __init__(self, core, latency=1, seed=0):
-        if not isinstance(latency, int) or latency < 1:
-            raise FpforgeValueError(f"a pipeline needs latency >= 1, not {latency!r}")
-        self._core, self._latency, self._seed = core, latency, int(seed)
+        try:
+            _check_core(core, "Pipeline")
+            latency = as_int(latency, "a pipeline's latency", 1, MAX_LATENCY)
+            seed = as_seed(seed, allow_none=False)  # (never int(seed): 1.5 is no seed)
+        except FpforgeError:
+            self._MustUse__silence = True
+            raise
+        self._core, self._latency, self._seed = core, latency, seed
         members = core.signature.members
         ins = [(n, m) for n, m in members.items() if m.flow == In and n != "rand"]
         outs = [(n, m) for n, m in members.items() if m.flow == Out]
@@ -108,6 +122,11 @@ class RegisteredIO(wiring.Component):
     """
 
     def __init__(self, core):
+        try:
+            _check_core(core, "RegisteredIO")
+        except FpforgeError:
+            self._MustUse__silence = True
+            raise
         self._core = core
         super().__init__({name: (In if m.flow == In else Out)(m.shape)
                           for name, m in core.signature.members.items()})

@@ -5,7 +5,8 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden import rng as golden_rng
-from ..golden.errors import FpforgeValueError
+from ..golden.checks import as_int, as_seed
+from ..golden.errors import FpforgeError
 
 __all__ = ["Xorshift32"]
 
@@ -33,11 +34,13 @@ class Xorshift32(wiring.Component):
     """
 
     def __init__(self, seed=0, bits=golden_rng.DEFAULT_RAND_BITS, draws=1):
-        if not 1 <= bits <= 32:
-            raise FpforgeValueError(f"bits must be in 1..32, not {bits!r}")
-        if not isinstance(draws, int) or draws < 1:
-            raise FpforgeValueError(f"draws must be a positive integer, not {draws!r}")
-        self._seed = int(seed)
+        try:
+            bits = as_int(bits, "bits (random bits per draw)", 1, 32)
+            draws = as_int(draws, "draws (per step)", 1, 4096)
+            self._seed = as_seed(seed, allow_none=False)
+        except FpforgeError:
+            self._MustUse__silence = True  # (Amaranth would warn that the refused object was never used)
+            raise
         self._bits = bits
         self._draws = draws
         super().__init__({"en": In(1), "rand": Out(bits * draws)})

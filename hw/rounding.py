@@ -8,12 +8,14 @@ rounding mode, exactly as the golden model does it (``fpforge.golden.minifloat``
 
 from operator import attrgetter
 
+import numpy as np
 from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from ..golden.errors import FpforgeValueError
+from ..golden.checks import as_bool, as_int, describe
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..golden.formats import ROUNDING_MODES, SOURCES, Flag
 from .names import format_label
 
@@ -208,6 +210,8 @@ def check_roundings(fmt, roundings):
     """Validate an encoder's rounding list against the format; return it as a tuple."""
     if isinstance(roundings, str):
         roundings = (roundings,)
+    if not isinstance(roundings, (tuple, list)) or not all(isinstance(r, str) for r in roundings):
+        raise FpforgeTypeError(f"roundings must be a mode name or a tuple of them, not {describe(roundings)}")
     roundings = tuple(dict.fromkeys(roundings))
     for r in roundings:
         if r not in fmt.roundings:
@@ -220,23 +224,22 @@ def check_roundings(fmt, roundings):
 
 
 def check_saturate(saturate):
-    saturate = {False: "off", True: "on"}.get(saturate, saturate)
-    if saturate not in SATURATE_CHOICES:
+    if isinstance(saturate, (bool, np.bool_)):
+        saturate = "on" if saturate else "off"
+    if not isinstance(saturate, str) or saturate not in SATURATE_CHOICES:
         raise FpforgeValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
     return saturate
 
 
 def check_rand_bits(rand_bits):
     """``rand_bits`` (R, the random bits per value for ``sr``) checked to lie in 1..32."""
-    if not 1 <= rand_bits <= 32:
-        raise FpforgeValueError(f"rand_bits must be in 1..32, not {rand_bits!r}")
-    return rand_bits
+    return as_int(rand_bits, "rand_bits", 1, 32)
 
 
 def source_format(name, what="source", choices=tuple(SOURCES)):
     """The descriptor of an encoder's source (or a decoder's target, ``what="target"``) among ``choices``."""
-    if name not in choices:
-        raise FpforgeValueError(f"unknown {what} {name!r}; valid choices: {', '.join(choices)}")
+    if not isinstance(name, str) or name not in choices:  # (a str first: junk such as an array is never compared)
+        raise FpforgeValueError(f"unknown {what} {str(name)[:40]!r}; valid choices: {', '.join(choices)}")
     return SOURCES[name]
 
 
@@ -269,10 +272,11 @@ class EncoderOptions:
         src = source_format(source)
         roundings = check_roundings(fmt, roundings)
         saturate = check_saturate(saturate)
-        check_rand_bits(rand_bits)
+        rand_bits = check_rand_bits(rand_bits)
+        nan_to_zero = as_bool(nan_to_zero, "nan_to_zero")  # (never cast: 0/1/"yes" are errors)
         self._fmt, self._src = fmt, src
         self._roundings, self._saturate = roundings, saturate
-        self._nan_to_zero, self._rand_bits = bool(nan_to_zero), rand_bits
+        self._nan_to_zero, self._rand_bits = nan_to_zero, rand_bits
         members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
         if "sr" in roundings:
             members["rand"] = In(rand_bits)

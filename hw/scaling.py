@@ -38,8 +38,8 @@ _INF = 0x7F800000
 
 
 def _check_choice(value, choices, what):
-    if value not in choices:
-        raise FpforgeValueError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
+    if not isinstance(value, str) or value not in choices:
+        raise FpforgeValueError(f"{what} must be one of {', '.join(choices)}, not {str(value)[:40]!r}")
     return value
 
 

@@ -35,9 +35,11 @@ import json
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
+
 from ..golden.checks import as_bool, as_int, describe
 from ..golden.contract import BlockFormatLike
-from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError, UnknownName
 from ..golden.formats import SOURCES, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
@@ -118,7 +120,14 @@ class FormatRef:
         d = get_format(self.name)
         if self.at is not None:
             d = d.at(self.at)
-        return d.with_(**dict(self.with_)) if self.with_ else d
+        if not self.with_:
+            return d
+        try:
+            return d.with_(**dict(self.with_))
+        except FpforgeError:
+            raise
+        except (TypeError, ValueError) as e:  # a field the descriptor does not have, ...
+            raise FpforgeValueError(f"format {self.name!r} with {dict(self.with_)!r}: {e}"[:300]) from None
 
     def to_dict(self) -> dict:
         out = {"name": self.name}
@@ -130,14 +139,25 @@ class FormatRef:
 
     @classmethod
     def from_dict(cls, d) -> FormatRef:
-        unknown = sorted(set(d) - {"name", "at", "with"})
+        if not isinstance(d, dict):
+            raise FpforgeTypeError(f"a format reference is a mapping {{'name': str, 'at': int, 'with': {{...}}}}, not "
+                                   f"{describe(d)}")
+        unknown = sorted(str(k) for k in set(d) - {"name", "at", "with"})
         if unknown or not isinstance(d.get("name"), str):
             raise FpforgeValueError(f"a format reference is {{'name': str, 'at': int, 'with': {{...}}}}, not {d!r}"
                                     [:300])
         at = None if d.get("at") is None else as_int(d["at"], "format 'at' (bias)")
-        w = d.get("with") or {}
+        w = {} if d.get("with") is None else d["with"]
         if not isinstance(w, dict):
             raise FpforgeTypeError(f"format 'with' must be a mapping of descriptor fields, not {describe(w)}")
+        if w:
+            base = get_format(d["name"])
+            fields = sorted(f.name for f in dataclasses.fields(base) if f.compare and f.name not in ("name", "title")) \
+                if dataclasses.is_dataclass(base) and hasattr(base, "with_") else []
+            unknown = sorted(str(k) for k in w if k not in fields)
+            if unknown:
+                raise FpforgeValueError(f"format 'with' names unknown field(s) {', '.join(unknown)} of {base.name}; "
+                                        f"its fields: {', '.join(fields) or 'none (it cannot be changed)'}")
         return cls(d["name"], at, tuple(sorted(w.items())))
 
 
@@ -187,7 +207,14 @@ class UnitSpec:
         for f in dataclasses.fields(self):
             check = f.metadata.get("check")
             if check is not None:
-                object.__setattr__(self, f.name, check(getattr(self, f.name), self))
+                value = getattr(self, f.name)
+                try:
+                    object.__setattr__(self, f.name, check(value, self))
+                except FpforgeError:
+                    raise
+                except (TypeError, ValueError, KeyError, AttributeError):  # junk a check did not foresee
+                    raise FpforgeTypeError(f"a{'n' if self.unit[0] in 'e' else ''} {self.unit} unit's {f.name} "
+                                           f"cannot be {describe(value)}") from None
         self._check()
         self._check_gateware()
 
@@ -256,7 +283,8 @@ class UnitSpec:
 
     @classmethod
     def from_dict(cls, d) -> UnitSpec:
-        """The spec of a JSON form (strict: every key present, none unknown, values of the right type).
+        """The spec of a JSON form (strict: every key present, none unknown, values of the right type). An
+        optional ``sha256`` key (what ``--spec-json`` prints) must be the spec's :attr:`sha256`.
 
         Raises
         ------
@@ -268,16 +296,17 @@ class UnitSpec:
         if not isinstance(d, dict):
             raise FpforgeTypeError(f"a unit spec's JSON form must be a mapping, not {describe(d)}")
         unit = d.get("unit")
-        if unit not in SPECS:
+        if not isinstance(unit, str) or unit not in SPECS:
             raise UnknownName(f"unknown unit {unit!r}; valid units: {', '.join(UNITS)}")
         kind = SPECS[unit]
         if cls is not UnitSpec and kind is not cls:
             raise FpforgeValueError(f"{cls.__name__}.from_dict got a {unit} spec")
-        if d.get("schema") != SCHEMA_VERSION:
-            raise FpforgeValueError(f"unit spec schema {d.get('schema')!r} is not this fpforge's "
+        schema = d.get("schema")
+        if not isinstance(schema, int) or isinstance(schema, bool) or schema != SCHEMA_VERSION:
+            raise FpforgeValueError(f"unit spec schema {describe(schema)} is not this fpforge's "
                                     f"({SCHEMA_VERSION}); regenerate the spec")
         names = kind.options()
-        unknown = sorted(set(d) - set(names) - {"unit", "schema"})
+        unknown = sorted(set(d) - set(names) - {"unit", "schema", "sha256"})
         missing = [n for n in names if n not in d]
         if unknown or missing:
             what = "; ".join(p for p in (f"unknown key(s) {', '.join(unknown)}" if unknown else "",
@@ -293,10 +322,17 @@ class UnitSpec:
             elif isinstance(v, (dict, tuple, set, float)):
                 raise FpforgeTypeError(f"{unit} spec: {n} must be a JSON scalar or list, not {describe(v)}")
             values[n] = v
-        return kind(**values)
+        spec = kind(**values)
+        if "sha256" in d and (not isinstance(d["sha256"], str) or d["sha256"] != spec.sha256):  # (`--spec-json` writes it; optional)
+            raise FpforgeValueError(f"{unit} spec: its sha256 {str(d['sha256'])[:70]!r} is not the hash of its fields "
+                                    f"({spec.sha256}); the JSON was edited: regenerate it or remove the sha256 key")
+        return spec
 
     @classmethod
     def from_json(cls, text) -> UnitSpec:
+        """The spec of a JSON text (:meth:`to_json`, or ``fpforge ... --spec-json``'s output); see :meth:`from_dict`."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise FpforgeTypeError(f"from_json takes the JSON text (str or bytes), not {describe(text)}")
         try:
             d = json.loads(text)
         except (TypeError, ValueError) as e:
@@ -502,8 +538,7 @@ def spec_from_options(unit, **options) -> UnitSpec:
                 field_rand_bits(options.get("rand_bits"), None), field_seed(options.get("seed"), None)
                 raise FpforgeValueError(f"{name} applies to encoders with stochastic rounding (sr); this {unit} "
                                         "has no sr rounding")
-    given = {k for k, v in options.items()
-             if v not in (None, False, 0, "off") and not (k == "compat" and v == "default")}
+    given = {k for k, v in options.items() if not _unset(k, v)}
     if unit == "dot" and options.get("saturate") is not None:
         given.add("saturate")  # (False is a choice for the cast, and no option without one)
     uses = (set(fields) - {"format", "rand_bits", "seed"}) | set(sugar)
@@ -524,6 +559,16 @@ def spec_from_options(unit, **options) -> UnitSpec:
             raise FpforgeValueError("paper_literal applies to hybrid rounding: enable rounding 'hr'")
         values["format"] = fmt
     return kind(**values)
+
+
+def _unset(name, value) -> bool:
+    """The keyword-style value means "not given": None, False, an integer 0, ``"off"``, compat ``"default"``
+    (compared by type first: an array or other junk is "given", and its field's check names it)."""
+    if value is None or (isinstance(value, (bool, np.bool_)) and not value):
+        return True
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return value == 0
+    return isinstance(value, str) and (value == "off" or (name == "compat" and value == "default"))
 
 
 def _modes(rounding):

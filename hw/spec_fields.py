@@ -31,7 +31,7 @@ def field_dot_rounding(value, spec):
 
 def field_dot_saturate(value, spec):
     """The cast's saturation: True/False ('on'/'off'), None for the default (True with a cast)."""
-    if value == "runtime":
+    if isinstance(value, str) and value == "runtime":
         raise FpforgeValueError("a dot unit's cast saturates or not at build time: saturate must be True or "
                                 "False, not 'runtime'")
     return {"on": True, "off": False}.get(value, value) if isinstance(value, str) else value
@@ -82,7 +82,7 @@ def field_rounding(value, spec):
 def field_saturate(value, spec):
     if isinstance(value, str) and value in ("off", "on"):
         return value == "on"
-    if not (isinstance(value, bool) or value == "runtime" and isinstance(value, str)):
+    if not (isinstance(value, bool) or isinstance(value, str) and value == "runtime"):
         raise FpforgeTypeError(f"saturate must be True, False or 'runtime' ('off'/'on' for False/True), not "
                                f"{value!r}")
     return value

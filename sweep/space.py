@@ -60,6 +60,7 @@ from pathlib import Path
 
 from ..golden import get_format
 from ..golden.block import BlockFormat, MXFormat, bdr
+from ..golden.checks import MAX_SEED
 from ..golden.dot import F_RANGE, MAX_R
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 
@@ -394,7 +395,7 @@ class Space:
             _int("f", f, *F_RANGE, where=where + "[dot] ")
         self.f = f
         self.vectors = _int("vectors", vectors, 1, MAX_VECTORS, where + "[qsnr] ")
-        self.seed = _int("seed", seed, 0, None, where + "[qsnr] ")
+        self.seed = _int("seed", seed, 0, MAX_SEED, where + "[qsnr] ")
         if liberty is not None and not Path(liberty).is_file():
             raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(liberty)!r}",
                            "an existing liberty file")

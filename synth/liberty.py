@@ -15,6 +15,7 @@ to import and 8x longer on the 3 MB library; it would replace ~175 of these line
 from __future__ import annotations
 
 import functools
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,8 @@ def parse_liberty_text(text: str, label: str) -> Liberty:
                             cell.area = float(value)
                         except ValueError:
                             raise fail(f"cell {cell.name}: area {value!r} is not a number", pos) from None
+                        if not math.isfinite(cell.area) or cell.area < 0:
+                            raise fail(f"cell {cell.name}: area {value!r} must be a finite number >= 0", pos)
                     elif name == "dont_use":
                         cell.dont_use = value.lower() == "true"
                 elif gtype == "pin" and cell is not None and len(stack) >= 2 and stack[-2][0] == "cell":
@@ -178,6 +181,11 @@ def parse_liberty_text(text: str, label: str) -> Liberty:
         raise SynthError(f"malformed liberty {label}: unterminated group {stack[-1][0]!r} (missing '}}')")
     if not cells:
         raise SynthError(f"malformed liberty {label}: library {lib_name!r} defines no cells")
+    for cell in cells.values():  # a logic cell of no area would make every area (and GE) it maps to too small
+        if not cell.dont_use and any(cell.outputs.values()) and not cell.area:
+            what = "no area" if cell.area is None else "area 0"
+            raise SynthError(f"malformed liberty {label}: logic cell {cell.name} has {what}; every cell with an output "
+                             "function needs a positive area (mark it dont_use to leave it out)")
     return Liberty(lib_name, cells)
 
 

@@ -91,6 +91,7 @@ def _cli_case(main, argv, expected, env, places):
 def run_cli():
     from fpforge.cli import main
 
+    import bad_inputs
     from bad_inputs import CLI_CASES
 
     results = []
@@ -102,6 +103,9 @@ def run_cli():
         (root / "bad.lib").write_text("this is not a liberty file\n")
         places = {"dir": str(root / "adir"), "file": str(root / "afile.txt"), "badlib": str(root / "bad.lib"),
                   "empty": str(root / "empty")}
+        for key, text in getattr(bad_inputs, "PLACE_FILES", {}).items():
+            (root / f"{key}.lib").write_text(text)
+            places[key] = str(root / f"{key}.lib")
         cwd = os.getcwd()
         os.chdir(root)
         os.environ["FPFORGE_CACHE"] = str(root / ".cache")

@@ -5,7 +5,7 @@ tests/bad_input_table.py (the table of the reliability issue: tried / clear erro
 
 A CLI case is ``(id, argv, expected, setup)``: ``argv`` after ``fpforge``, with ``{dir}`` (an existing
 directory), ``{file}`` (an existing text file), ``{badlib}`` (a file that is not a liberty) and ``{empty}`` (an
-empty directory) substituted; ``expected`` is a substring of the one error line; ``setup`` sets
+empty directory) and the files of ``PLACE_FILES`` (``{neglib}``, ...) substituted; ``expected`` is a substring of the one error line; ``setup`` sets
 environment variables (same placeholders). An API case is ``(id, call, exception type, substring)``.
 """
 
@@ -446,6 +446,81 @@ _ENV_CASES = [
 ]
 
 
+#: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
+#: make every report wrong (written by the test fixture and bad_input_table.py beside ``{badlib}``).
+_NAND = 'cell (NAND2_X1) { area : 0.8 ; pin (A1) { direction : input ; } pin (A2) { direction : input ; }\n' \
+        '  pin (ZN) { direction : output ; function : "!(A1 & A2)" ; } }\n'
+PLACE_FILES = {
+    "neglib": "library (neg) {\n" + _NAND + ' cell (INV_X1) { area : -0.5 ; pin (A) { direction : input ; }\n'
+              '  pin (ZN) { direction : output ; function : "!A" ; } }\n}\n',
+    "zerolib": "library (zero) {\n" + _NAND + ' cell (INV_X1) { area : 0 ; pin (A) { direction : input ; }\n'
+               '  pin (ZN) { direction : output ; function : "!A" ; } }\n}\n',
+}
+
+# Silent or odd results (issue 30, class 4) and tracebacks (class 5): seeds beyond 32 bits, comma lists with
+# empty items, module names that collide, --spec-json skipping checks, block formats in --summary, ...
+_SILENT = [
+    ("scaling-demo-unsigned-format", ["scaling-demo", "--format", "uhp", "--steps", "2", "--size", "16"],
+     "uhp is unsigned"),
+    ("scaling-demo-seed-too-large", ["scaling-demo", "--seed", "4294967296"], "a seed is an integer in 0..4294967295"),
+    ("scaling-demo-seed-negative", ["scaling-demo", "--seed", "-1"], "a seed is an integer in 0..4294967295"),
+    ("scaling-demo-histories-empty-item", ["scaling-demo", "--histories", "1,,16"], "--histories '1,,16' has an "
+     "empty item"),
+    ("scaling-demo-margins-trailing-comma", ["scaling-demo", "--margins", "0,"], "has an empty item"),
+    ("scale-values-empty-item", ["scale", "-f", "e4m3", "--values", "1,,2"], "--values '1,,2' has an empty item"),
+    ("scale-values-trailing-comma", ["scale", "-f", "e4m3", "--values", "1,2,"], "has an empty item"),
+    ("scale-amax-two-commas", ["scale", "-f", "e4m3", "--amax", ",7"], "has an empty item"),
+    ("qsnr-seed-too-large", ["qsnr", "--seed", "4294967296"], "a seed is an integer in 0..4294967295"),
+    ("qsnr-seed-negative", ["qsnr", "--seed", "-1"], "a seed is an integer in 0..4294967295"),
+    ("dot-error-seed-too-large", ["dot-error", "--seed", str(2**40)], "a seed is an integer in 0..4294967295"),
+    ("sim-seed-vectors-too-large", ["sim", "decoder", "-f", "e4m3", "--seed-vectors", "4294967296"],
+     "a seed is an integer in 0..4294967295"),
+    ("sweep-seed-too-large", ["sweep", "small", "--seed", "4294967296"], "a seed is an integer in 0..4294967295"),
+    ("verilog-seed-too-large", ["verilog", "encoder", "-f", "e4m3", "--rounding", "sr", "--seed", "4294967301"],
+     "a seed is an integer in 0..4294967295"),
+    ("prove-seed-negative", ["prove", "encoder", "-f", "e4m3", "--rounding", "sr", "--seed", "-5"],
+     "a seed is an integer in 0..4294967295"),
+    ("table-summary-block-format", ["table", "--summary", "mx9"], "'mx9' is a block format"),
+    ("table-ranges-block-format", ["table", "--ranges", "mx9"], "'mx9' has a fixed bias"),
+    ("table-summary-block-among-scalars", ["table", "--summary", "e4m3", "mxfp8_e4m3"], "is a block format"),
+    ("verilog-name-is-a-port", ["verilog", "encoder", "-f", "e4m3", "--name", "a"], "is also the name of a signal"),
+    ("verilog-name-is-the-rand-port", ["verilog", "encoder", "-f", "e4m3", "--rounding", "sr", "--name", "rand"],
+     "is a Verilog/SystemVerilog keyword"),
+    ("verilog-name-is-clk", ["verilog", "decoder", "-f", "e5m2", "--latency", "1", "--name", "clk"],
+     "is also the name of a signal"),
+    ("verilog-name-is-an-internal-wire", ["verilog", "encoder", "-f", "e4m3", "--name", "exp"],
+     "is also the name of a signal"),
+    ("verilog-name-keyword", ["verilog", "decoder", "-f", "e4m3", "--name", "module"], "keyword"),
+    ("synth-name-is-a-port", ["synth", "decoder", "-f", "e4m3", "--name", "y"], "is also the name of a signal"),
+    ("prove-name-keyword", ["prove", "decoder", "-f", "e4m3", "--name", "wire"], "keyword"),
+    ("verilog-spec-json-bad-name", ["verilog", "encoder", "-f", "e4m3", "--spec-json", "--name", "1x"],
+     "module name must be a Verilog identifier"),
+    ("verilog-spec-json-name-is-a-port", ["verilog", "encoder", "-f", "e4m3", "--spec-json", "--name", "flags"],
+     "is also the name of a signal"),
+    ("verilog-spec-json-output-missing-dir", ["verilog", "encoder", "-f", "e4m3", "--spec-json", "-o", "nodir/s.json"],
+     "does not exist"),
+    ("synth-spec-json-output-directory", ["synth", "encoder", "-f", "e4m3", "--spec-json", "-o", "{dir}"],
+     "is a directory"),
+    ("synth-spec-json-bad-liberty", ["synth", "encoder", "-f", "e4m3", "--spec-json", "--liberty", "{badlib}"],
+     "library"),
+    ("sim-spec-json-vectors-exhaustive", ["sim", "decoder", "-f", "e4m3", "--spec-json", "--vectors", "5"],
+     "checked on every code"),
+    ("sim-spec-json-biases-fixed", ["sim", "decoder", "-f", "e4m3", "--spec-json", "--biases", "1"],
+     "--biases applies to run-time-bias formats"),
+    ("prove-spec-json-range", ["prove", "encoder", "-f", "e4m3", "--spec-json", "--range", "5:2"], "is not inside"),
+    ("prove-spec-json-jobs", ["prove", "encoder", "-f", "e4m3", "--spec-json", "--jobs", "0"], "--jobs must be"),
+    ("prove-spec-json-missing-verilog", ["prove", "encoder", "-f", "e4m3", "--spec-json", "--verilog", "nope.v"],
+     "nope.v"),
+    ("prove-bias-empty-item", ["prove", "decoder", "-f", "cfloat8_143", "--bias", "1,,2"], "has an empty item"),
+    ("synth-liberty-negative-area", ["synth", "decoder", "-f", "e4m3", "--liberty", "{neglib}"],
+     "area '-0.5' must be a finite number >= 0"),
+    ("synth-liberty-zero-area", ["synth", "decoder", "-f", "e4m3", "--liberty", "{zerolib}"],
+     "logic cell INV_X1 has area 0"),
+    ("prove-netlist-liberty-zero-area", ["prove", "decoder", "-f", "e4m3", "--netlist", "--liberty", "{zerolib}"],
+     "logic cell INV_X1 has area 0"),
+]
+
+
 def _rows(prefix, rows):
     out = []
     for row in rows:
@@ -469,7 +544,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
-             + _rows("", _MSGS))
+             + _rows("", _MSGS) + _rows("", _SILENT))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -739,7 +814,70 @@ def _api_cases():
         ("run-demo-histories-float", lambda: run_demo(histories=[1.5]), T, "histories (amax history lengths)"),
         ("run-demo-margins-negative", lambda: run_demo(margins=[-1]), V, "margins (each scale divided by"),
     ]
-    return cases + msgs + _sweep_csv_api_cases()
+    return cases + msgs + _sweep_csv_api_cases() + _silent_api_cases()
+
+
+def _silent_api_cases():
+    """Silent or odd results and tracebacks of the API (issue 30, classes 4 and 5)."""
+    from fpforge import golden
+    from fpforge.golden import qsnr as gq
+    from fpforge.golden.scaling import DelayedScaling
+    from fpforge.golden.scaling_demo import double_rounding_table, drifting_tensor, run_demo
+    from fpforge.golden.summary import bias_ranges, summary_table
+    from fpforge.hw import EncoderSpec, UnitSpec, Xorshift32, build_unit, default_name, to_verilog
+    from fpforge.synth.liberty import parse_liberty_text
+
+    x = np.ones(4, np.float32)
+    enc = EncoderSpec(format="e4m3").to_dict()
+    def dec():
+        return build_unit("decoder", format="e4m3")
+
+    T, V = TypeError, ValueError
+    return [
+        ("to-verilog-none", lambda: to_verilog(None), T, "to_verilog takes a unit built by build_unit"),
+        ("to-verilog-unit-name", lambda: to_verilog("encoder"), T, "not 'encoder'"),
+        ("to-verilog-spec", lambda: to_verilog(EncoderSpec(format="e4m3")), T, "to_verilog takes a unit"),
+        ("default-name-none", lambda: default_name(None), T, "default_name takes a unit"),
+        ("to-verilog-name-is-a-port", lambda: to_verilog(dec(), "y"), V, "is also the name of a signal"),
+        ("to-verilog-name-keyword", lambda: to_verilog(dec(), "always"), V, "keyword"),
+        ("to-verilog-name-int", lambda: to_verilog(dec(), 5), V, "module name must be a Verilog identifier"),
+        ("spec-from-dict-unknown-format-option", lambda: UnitSpec.from_dict(
+            dict(enc, format={"name": "e4m3", "with": {"bogus": 1}})), V, "unknown field(s) bogus of e4m3"),
+        ("spec-from-dict-format-option-of-registered-only", lambda: UnitSpec.from_dict(
+            dict(enc, format={"name": "e4m3", "with": {"roundings": 5}})), T, "roundings"),
+        ("spec-from-dict-unit-list", lambda: UnitSpec.from_dict({"unit": ["encoder"]}), V, "unknown unit"),
+        ("spec-from-dict-unit-dict", lambda: UnitSpec.from_dict({"unit": {}}), V, "unknown unit"),
+        ("spec-from-dict-sha256-mismatch", lambda: UnitSpec.from_dict(dict(enc, sha256="0" * 64)), V,
+         "is not the hash of its fields"),
+        ("spec-from-json-none", lambda: UnitSpec.from_json(None), T, "from_json takes the JSON text"),
+        ("spec-from-json-list", lambda: UnitSpec.from_json("[1, 2]"), T, "must be a mapping"),
+        ("delayed-scaling-update-negative", lambda: DelayedScaling("e4m3").update(-5), V, "amax must be >= 0"),
+        ("delayed-scaling-update-minus-inf", lambda: DelayedScaling("e4m3").update(np.float32(-np.inf)), V,
+         "amax must be >= 0"),
+        ("delayed-scaling-update-ragged", lambda: DelayedScaling("e4m3").update([[1.0], [1.0, 2.0]]), T, "amax"),
+        ("delayed-scaling-step-float64", lambda: DelayedScaling("e4m3").step(np.ones(4)), T, "x must hold float32"),
+        ("summary-table-block-format", lambda: summary_table(["mx9"]), V, "'mx9' is a block format"),
+        ("summary-table-string", lambda: summary_table("e4m3"), T, "formats must be a list"),
+        ("bias-ranges-block-format", lambda: bias_ranges("mx9"), V, "'mx9' has a fixed bias"),
+        ("run-demo-unsigned", lambda: run_demo("uhp", steps=2, size=16), V, "uhp is unsigned"),
+        ("run-demo-seed-too-large", lambda: run_demo("e4m3", steps=2, size=16, seed=2**32), V, "seed"),
+        ("drifting-tensor-seed-negative", lambda: next(drifting_tensor(2, 16, -1)), V, "seed"),
+        ("double-rounding-seed-float", lambda: double_rounding_table(["e4m3"], n=4096, seed=0.5), T, "seed"),
+        ("encode-seed-2-32", lambda: golden.encode("e4m3", x, rounding="sr", seed=2**32), V,
+         "seed must be an integer in 0..4294967295"),
+        ("encode-seed-negative", lambda: golden.encode("e4m3", x, rounding="sr", seed=-1), V, "seed must be"),
+        ("random-bits-seed-alias", lambda: golden.random_bits(2**32 + 5, 4), V, "seed must be"),
+        ("gaussian-seed-too-large", lambda: gq.gaussian_vectors(2, 8, 2**64), V, "seed must be"),
+        ("build-unit-seed-too-large", lambda: build_unit("encoder", format="e4m3", rounding=("sr",), latency=1,
+                                                         seed=2**32), V, "seed must be"),
+        ("xorshift32-seed-too-large", lambda: Xorshift32(2**32 + 1), V, "seed must be"),
+        ("liberty-negative-area", lambda: parse_liberty_text(PLACE_FILES["neglib"], "neg.lib"), V,
+         "area '-0.5' must be a finite number >= 0"),
+        ("liberty-zero-area", lambda: parse_liberty_text(PLACE_FILES["zerolib"], "zero.lib"), V,
+         "logic cell INV_X1 has area 0"),
+        ("liberty-nan-area", lambda: parse_liberty_text(PLACE_FILES["zerolib"].replace("area : 0 ", "area : nan "),
+                                                        "nan.lib"), V, "must be a finite number >= 0"),
+    ]
 
 
 def _sweep_csv_api_cases():

@@ -11,7 +11,7 @@ import pytest
 
 from fpforge.cli import main
 
-from bad_inputs import CLI_CASES
+from bad_inputs import CLI_CASES, PLACE_FILES
 from error_messages import assert_no_internals
 
 
@@ -32,10 +32,12 @@ def places(tmp_path, monkeypatch):
     (tmp_path / "empty").mkdir()
     (tmp_path / "afile.txt").write_text("not verilog\n")
     (tmp_path / "bad.lib").write_text("this is not a liberty file\n")
+    for key, text in PLACE_FILES.items():
+        (tmp_path / f"{key}.lib").write_text(text)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path / ".cache"))
     return {"dir": str(tmp_path / "adir"), "file": str(tmp_path / "afile.txt"), "badlib": str(tmp_path / "bad.lib"),
-            "empty": str(tmp_path / "empty")}
+            "empty": str(tmp_path / "empty"), **{key: str(tmp_path / f"{key}.lib") for key in PLACE_FILES}}
 
 
 def test_there_are_at_least_150_cases_with_unique_ids():

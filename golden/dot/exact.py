@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..block import decode_block, encode_block
-from ..checks import as_int, as_seed, as_source, describe
+from ..checks import MAX_SEED, as_int, as_seed, as_source, describe
 from ..errors import FpforgeTypeError, FpforgeValueError
 from ..minifloat import decode, encode
 from .config import F_RANGE, DotConfig
@@ -180,7 +180,7 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
             DotConfig(name, r, f)  # every format, r and f checked before the work
     rows = []
     xa = gaussian_vectors(n_vectors, r, seed)
-    xb = gaussian_vectors(n_vectors, r, seed + 1)
+    xb = gaussian_vectors(n_vectors, r, (seed + 1) & MAX_SEED)
     for name in formats:
         base = DotConfig(name, r, F_RANGE[0])
         a = quantized_operands(base, xa)
