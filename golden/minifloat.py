@@ -460,7 +460,9 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.nd
     the result has their shape. ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an
     integer array broadcastable to ``codes``; ``ieee_denormals`` and ``compat`` as for :func:`encode_with_flags`.
     Denormal codes of a flush-to-zero format (UHP) decode to 0. Formats of up to ``MAX_TABLE_BITS``
-    bits decode through a memoised table of every code; wider ones (FP32) are computed directly.
+    bits decode through a memoised table of every code. The source formats decode as numpy and ml_dtypes
+    widen them, bit for bit (NaN payloads, signalling NaNs included): FP32 is a bit reinterpretation and
+    BF16 a shift (both at memory speed), FP16 the exact widening.
 
     Raises
     ------
@@ -473,9 +475,46 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.nd
                         compat=compat)
     codes = as_codes(codes, fmt.bits, of=fmt.name)
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
-    if bias is not None or fmt.bits > MAX_TABLE_BITS:  # per-element biases; 32-bit codes (no 2**32 table)
-        return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
-    return fmt.value_table().astype(np.float32)[codes.astype(np.intp)]
+    if fmt == SOURCES["fp32"]:  # a bit reinterpretation: memory speed (a copy, never a view of the caller's)
+        return codes.astype(np.uint32).view(np.float32)
+    if fmt == SOURCES["bf16"]:  # the high half of an FP32 word
+        return (codes.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if bias is not None:  # per-element biases: one table row per bias
+        return _bias_table(fmt)[bias, codes.reshape(-1)].reshape(codes.shape)
+    if fmt.bits > MAX_TABLE_BITS:  # no 2**bits table
+        return _code_values(fmt, codes.ravel().astype(np.int64)).astype(np.float32).reshape(codes.shape)
+    return _f32_table(fmt)[codes]
+
+
+_F32_TABLES: dict = {}
+
+
+def _f32_table(fmt: FloatFormat) -> np.ndarray:
+    """float32 value of every code of ``fmt`` (<= MAX_TABLE_BITS bits), memoised like :func:`value_table`.
+    FP16 widens exactly as numpy's cast does: a NaN keeps its sign and payload (quiet bit included)."""
+    table = _F32_TABLES.get(fmt)
+    if table is None:
+        if fmt == SOURCES["fp16"]:
+            c = np.arange(1 << 16, dtype=np.uint32)
+            table = c.astype(np.uint16).view(np.float16).astype(np.float32)
+            nan = (c & 0x7C00 == 0x7C00) & (c & 0x3FF != 0)  # bit for bit, whatever the CPU's cast does to sNaNs
+            table.view(np.uint32)[nan] = ((c & 0x8000) << 16 | 0x7F800000 | (c & 0x3FF) << 13)[nan]
+        else:
+            table = fmt.value_table().astype(np.float32)
+        if len(_F32_TABLES) >= _TABLES_KEEP:
+            del _F32_TABLES[next(iter(_F32_TABLES))]
+        _F32_TABLES[fmt] = table
+    return table
+
+
+def _bias_table(fmt) -> np.ndarray:
+    """``table[bias, code]``: float32 values of a run-time-bias format at every bias (64 x 2**bits)."""
+    key = ("bias", fmt)
+    table = _F32_TABLES.get(key)
+    if table is None:
+        table = np.stack([_f32_table(fmt.at(b)) for b in RUNTIME_BIASES])
+        _F32_TABLES[key] = table
+    return table
 
 
 def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
