@@ -325,6 +325,10 @@ _CLEAN = [
     ("clean-cache-is-file", ["clean"], "is not a directory", {"FPFORGE_CACHE": "{file}"}),
 ]
 
+_SLOW = [  # long work with feedback (issue 30, class 7)
+    ("prove-all-fresh-without-estimate", ["prove", "all", "--fresh"], "takes --fresh with --estimate only"),
+]
+
 
 def _rows(prefix, rows):
     out = []
@@ -348,7 +352,7 @@ def _unit_rows():
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _LINT)
-             + _rows("", _CLEAN))
+             + _rows("", _CLEAN) + _rows("", _SLOW))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -590,4 +594,21 @@ def _api_cases():
     return cases
 
 
-API_CASES = _api_cases()
+def _decode_source_cases():
+    """decode() of the source formats (a view / shift at memory speed) keeps every argument check."""
+    from fpforge import golden
+
+    V, T = ValueError, TypeError
+    return [
+        ("decode-fp32-code-too-large", lambda: golden.decode("fp32", np.array([1, 1 << 32])), V,
+         "codes of fp32 must be integer codes in 0..4294967295"),
+        ("decode-fp32-negative-code", lambda: golden.decode("fp32", [-1]), V, "not -1"),
+        ("decode-fp32-float-codes", lambda: golden.decode("fp32", np.ones(3, np.float32)), T, "codes of fp32"),
+        ("decode-bf16-code-too-large", lambda: golden.decode("bf16", 1 << 16), V, "not 65536"),
+        ("decode-fp16-bool-codes", lambda: golden.decode("fp16", np.ones(2, bool)), T, "codes of fp16"),
+        ("decode-bias-per-element-out-of-range", lambda: golden.decode("cfloat8_143", [1, 2], bias=[3, 64]), V,
+         "0..63"),
+    ]
+
+
+API_CASES = _api_cases() + _decode_source_cases()
