@@ -136,7 +136,7 @@ ESTIMATE_SAMPLE = 1 << 22
 
 
 def table_cpu(section) -> dict:
-    """``{(unit, mode, sat, bias): (CPU seconds, date, machine)}`` of the rows of a proof table (the body of
+    """``{(unit, format, mode, sat, bias): (CPU seconds, date, machine)}`` of the rows of a proof table (the body of
     the section ``proofs``) run over all 2**32 inputs with a CPU time, whatever their record key: what a row
     cost when it was last proved (by the golden model and prover of then)."""
     names, rows = table_rows(section)
@@ -151,7 +151,7 @@ def table_cpu(section) -> dict:
             cpu = _parse_seconds(row["CPU time"])
         except (KeyError, ValueError):
             continue
-        out[(row["unit"], row["mode"], row["sat"], row["bias"])] = (cpu, row["date"], row["machine"])
+        out[(row["unit"], row["format"], row["mode"], row["sat"], row["bias"])] = (cpu, row["date"], row["machine"])
     return out
 
 
@@ -162,7 +162,7 @@ def estimate_sources(selected, rows=None, *, fresh=False, section=None):
     * ``"proved"``: ``rows`` (a :class:`RowStore`) has the row under today's key — a run skips it; ``ns``
       from its recorded CPU time (None if it has none), ``info`` its date;
     * ``"table"``: the proof table ``section`` (default: docs/results.md's) has the same row (unit,
-      mode, sat, bias) proved over all 2**32 inputs under an earlier key; ``ns`` = its CPU time / 2**32,
+      format, mode, sat, bias) proved over all 2**32 inputs under an earlier key; ``ns`` = its CPU time / 2**32,
       ``info`` its date and machine;
     * ``"sample"``: neither (or ``fresh``): to be measured by :func:`estimate`; ``ns`` and ``info`` None.
     """
@@ -178,7 +178,7 @@ def estimate_sources(selected, rows=None, *, fresh=False, section=None):
         for cond in conds:
             rec = None if fresh or rows is None else rows.get(unit, cond, PROOF_SEED)
             bias = "-" if cond.bias is None else str(cond.bias)
-            old = earlier.get((unit.top, cond.mode, str(cond.sat), bias))
+            old = earlier.get((unit.top, unit.cfg["format"], cond.mode, str(cond.sat), bias))
             if rec is not None:
                 ns = 1e9 * rec["cpu"] / rec["vectors"] if rec.get("cpu") and rec.get("vectors") else None
                 out.append((unit, cond, "proved", ns, rec.get("date", "")))
