@@ -151,11 +151,14 @@ def _unit_of(args, kwargs):
     return ProofUnit.generated(kwargs, args.name)
 
 
-def build_harness_cached(unit) -> bool:
-    """Build the unit's harness unless cached; True if it was cached."""
+def build_harness_cached(unit, say=None) -> bool:
+    """Build the unit's harness unless cached; True if it was cached. ``say``: printed first when it builds
+    (a build takes 10-60 CPU-seconds)."""
     from .sim.harness import build_harness, harness_cached
 
     cached = harness_cached(unit.harness_spec)
+    if not cached and say:
+        print(say, flush=True)
     build_harness(unit.harness_spec)
     return cached
 
@@ -186,7 +189,8 @@ def _prove_one(args):
               f"{len(conditions)} condition{'s' * (len(conditions) != 1)}{draws}")
     verbose = len(conditions) <= 16 and not args.json
     t0 = time.perf_counter()
-    cached = build_harness_cached(unit)
+    cached = build_harness_cached(unit, None if args.json else "  harness: building (Verilator and C++, 10-60 "
+                                                                 "CPU-seconds) ...")
     if not args.json:
         print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
     t0 = time.perf_counter()
@@ -241,15 +245,17 @@ class _Progress:
     """Units done out of ``total``: a tqdm bar (rate, ETA) on a terminal; elsewhere (a log, a pipe) one line
     per unit on stderr with the same figures. ``write`` prints a result line without breaking the bar."""
 
-    def __init__(self, total, label):
+    def __init__(self, total, label, *, lines=True):
         self.total, self.label, self.done, self.t0, self.bar = total, label, 0, time.perf_counter(), None
+        self.lines = lines  # off a terminal: a line per unit (else nothing)
         if sys.stderr.isatty():
             try:
                 from tqdm import tqdm
             except ImportError:
                 pass
             else:
-                self.bar = tqdm(total=total, desc=label, unit="unit", dynamic_ncols=True, file=sys.stderr)
+                self.bar = tqdm(total=total, desc=label, unit="unit", dynamic_ncols=True, file=sys.stderr,
+                                leave=lines)
 
     def write(self, text):
         if self.bar is not None:
@@ -261,6 +267,8 @@ class _Progress:
         self.done += 1
         if self.bar is not None:
             self.bar.update(1)
+            return
+        if not self.lines:
             return
         elapsed = time.perf_counter() - self.t0
         eta = elapsed / self.done * (self.total - self.done)
@@ -342,8 +350,14 @@ def _prove_all(args):
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
     # Listing and estimating need the selected units only; a run needs them all (the table lists every row).
-    units = [ProofUnit.generated(cfg) for cfg in configs
-             if wanted(cfg, None) or not (args.list or args.estimate)]
+    # Generating them takes ~0.2 s each (Amaranth to Verilog): a bar on a terminal.
+    need = [cfg for cfg in configs if wanted(cfg, None) or not (args.list or args.estimate)]
+    progress = _Progress(len(need), "generating units", lines=False)
+    units = []
+    for cfg in need:
+        units.append(ProofUnit.generated(cfg))
+        progress.update(cfg["format"])
+    progress.close()
     selected = [(u, [c for c in u.conditions() if wanted(u.cfg, c)]) for u in units]
     selected = [(u, conds) for u, conds in selected if conds]
     if args.list:
@@ -370,6 +384,7 @@ def _prove_all(args):
             if not todo:
                 continue
             print(f"proving {unit.top} ({unit.describe()}; Verilog sha256 {unit.verilog_hash}): {len(todo)} conditions")
+            build_harness_cached(unit, "  harness: building (Verilator and C++, 10-60 CPU-seconds) ...")
 
             def record(r, unit=unit):
                 rows.put(unit, r.condition, PROOF_SEED,
