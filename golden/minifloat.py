@@ -527,6 +527,9 @@ def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, c
     fmt = tapered.with_compat(_scalar_format(fmt, "decode_bits"), compat)
     tgt = _target(target)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
+    if tgt == SOURCES["fp32"]:  # the values are FP32 numbers: their bits, a NaN made canonical (sign kept)
+        bits = vals.view(np.uint32)
+        return np.where(np.isnan(vals), bits & np.uint32(0x80000000) | np.uint32(0x7FC00000), bits).astype(np.uint32)
     return encode(tgt, vals, rounding="rne")
 
 

@@ -86,3 +86,27 @@ def test_per_element_bias_decodes_as_each_bias():
     assert np.array_equal(got.view(np.uint32), ref.view(np.uint32))
     with pytest.raises(FpforgeValueError, match="0..63"):
         decode("cfloat8_143", codes[:2], bias=[3, 64])
+
+
+@pytest.mark.parametrize("name, kw", [("e4m3", {}), ("e4m3fnuz", {}), ("e5m2", {}), ("hif8", {}),
+                                      ("hif8", {"compat": "ascend"}), ("e2m1", {}), ("uhp", {}), ("fp16", {}),
+                                      ("bf16", {}), ("cfloat8_143", {"bias": 9}), ("binary8p3se", {})])
+def test_decode_bits_to_fp32_is_the_encode_of_the_values(name, kw):
+    """decode_bits(..., "fp32") takes the decoded values' bits (NaNs made canonical) instead of encoding
+    them into FP32 through the general encoder: the same words for every code."""
+    from fpforge.golden import decode_bits, encode, get_format
+
+    codes = np.arange(1 << get_format(name).bits)
+    got = decode_bits(name, codes, "fp32", **kw)
+    want = encode("fp32", decode(name, codes, **kw), rounding="rne")
+    assert got.dtype == want.dtype == np.uint32 and np.array_equal(got, want)
+    assert decode_bits(name, 1, "fp32", **kw).shape == ()
+
+
+def test_fp32_decode_bits_is_canonical():
+    from fpforge.golden import decode_bits
+
+    got = decode_bits("fp32", FP32_SPECIALS)
+    nan = np.isnan(FP32_SPECIALS.view(np.float32))
+    assert np.array_equal(got[~nan], FP32_SPECIALS[~nan])
+    assert np.array_equal(got[nan], FP32_SPECIALS[nan] & 0x80000000 | 0x7FC00000)
