@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from .cliutil import UsageError, add_output, check_output, comma_list, timed, write_json, write_output
 
 __all__ = ["add_parser", "run"]
@@ -23,6 +25,15 @@ def add_parser(sub):
     q.set_defaults(run=run)
 
 
+def _bar(formats, values):
+    """A tqdm bar over the formats (rate, ETA) on a terminal when the table is big enough to wait for."""
+    if formats * values < 1 << 24 or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=formats, desc="qsnr", unit="format", leave=False, file=sys.stderr)
+
+
 def run(args) -> int:
     from .golden import get_format
     from .golden.contract import BlockFormatLike
@@ -39,8 +50,13 @@ def run(args) -> int:
     for f in fmts:
         if isinstance(f, BlockFormatLike) and args.length % f.k1:
             raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
-    rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
-                          rounding=args.rounding)
+    bar = _bar(len(fmts), args.vectors * args.length)
+    try:
+        rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
+                              rounding=args.rounding, progress=bar and (lambda name: bar.update(1)))
+    finally:
+        if bar is not None:
+            bar.close()
     if args.json:
         return write_json(args.output, {"vectors": args.vectors, "length": args.length, "seed": args.seed,
                                         "seconds": seconds, "rows": rows})
