@@ -222,6 +222,8 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
                                 f"{rounding!r}")
     src = source_of(x)
     opts = (rounding, saturate, nan_to_zero)
+    if fmt == SOURCES["fp32"] and rounding != "sr":  # every source value is an FP32 number
+        return _encode_fp32(fmt, src, x, opts, outputs)
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE and bias is None:
         lut = _lut(fmt, src, opts)
         if lut is not None:
@@ -237,6 +239,21 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
         draws = (sr_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
     result = _exact(fmt, src, x, opts, draws, bias)
     return tuple(result[k] for k in outputs)
+
+
+def _encode_fp32(fmt, src, x, opts, outputs):
+    """Into FP32 (a cast of the source, exact): a zero or a normal finite operand (normal in its source
+    format) is its own value's bits with no flag; the rest (subnormal operands, Inf, NaN: flags, saturation,
+    nan_to_zero) through the exact model."""
+    v = x.reshape(-1).astype(np.float32)
+    codes = v.view(np.uint32)
+    flags = np.zeros(v.shape, np.uint8)
+    a = np.abs(v)
+    rest = np.flatnonzero(~((a >= np.float32(2.0 ** (1 - src.bias))) & (a <= np.float32(fmt.max_value)) | (v == 0)))
+    if len(rest):
+        c, f = _exact(fmt, src, x.reshape(-1)[rest], opts, None)
+        codes[rest], flags[rest] = c, f
+    return tuple((codes.reshape(x.shape), flags.reshape(x.shape))[k] for k in outputs)
 
 
 def _exact(fmt, src, x, opts, draws, bias=None):

@@ -162,6 +162,8 @@ def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, r
     ``progress``: called with each format's name as its row is done (a progress bar's update)."""
     n_vectors = as_int(n_vectors, "n_vectors", 1)
     length = as_int(length, "length", 1)
+    if progress is not None and not callable(progress):
+        raise FpforgeTypeError(f"progress must be None or a callable of a format name, not {describe(progress)}")
     if isinstance(formats, str):
         formats = (formats,)
     if not isinstance(formats, (list, tuple)):

@@ -595,8 +595,10 @@ def _api_cases():
 
 
 def _decode_source_cases():
-    """decode() of the source formats (a view / shift at memory speed) keeps every argument check."""
+    """decode() of the source formats (a view / shift at memory speed) keeps every argument check; so does
+    qsnr_table's progress callback."""
     from fpforge import golden
+    from fpforge.golden import qsnr as gq
 
     V, T = ValueError, TypeError
     return [
@@ -608,6 +610,8 @@ def _decode_source_cases():
         ("decode-fp16-bool-codes", lambda: golden.decode("fp16", np.ones(2, bool)), T, "codes of fp16"),
         ("decode-bias-per-element-out-of-range", lambda: golden.decode("cfloat8_143", [1, 2], bias=[3, 64]), V,
          "0..63"),
+        ("qsnr-table-progress-not-callable", lambda: gq.qsnr_table(["e4m3"], n_vectors=2, progress=1), T,
+         "progress must be None or a callable"),
     ]
 
 

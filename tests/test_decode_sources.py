@@ -110,3 +110,28 @@ def test_fp32_decode_bits_is_canonical():
     nan = np.isnan(FP32_SPECIALS.view(np.float32))
     assert np.array_equal(got[~nan], FP32_SPECIALS[~nan])
     assert np.array_equal(got[nan], FP32_SPECIALS[nan] & 0x80000000 | 0x7FC00000)
+
+
+def _all_sources():
+    rng = np.random.default_rng(3)
+    words = np.concatenate([FP32_SPECIALS, rng.integers(0, 1 << 32, 50_000, dtype=np.uint32)])
+    return [("fp32", words.view(np.float32)), ("fp16", np.arange(1 << 16, dtype=np.uint16).view(np.float16)),
+            ("bf16", np.arange(1 << 16, dtype=np.uint16).view(ml_dtypes.bfloat16))]
+
+
+@pytest.mark.parametrize("opts", [("rne", False, False), ("ta", True, False), ("rtz", False, True),
+                                  ("rne", True, True)])
+def test_encode_into_fp32_is_the_exact_model(opts):
+    """encode_with_flags into FP32 takes a normal or zero operand's bits directly: the same codes and flags
+    as the exact model for every FP16 and BF16 operand and random FP32 ones with the specials."""
+    from fpforge.golden import encode_with_flags, get_format, source_of
+
+    fp32 = get_format("fp32")
+    rounding, saturate, nan_to_zero = opts
+    for name, x in _all_sources():
+        codes, flags = encode_with_flags("fp32", x, rounding=rounding, saturate=saturate, nan_to_zero=nan_to_zero)
+        want_codes, want_flags = fp32.encode_exact(source_of(x), x, rounding, saturate, nan_to_zero, None)
+        assert np.array_equal(codes, want_codes) and np.array_equal(flags, want_flags), name
+        assert codes.dtype == want_codes.dtype and flags.dtype == want_flags.dtype
+    c, f = encode_with_flags("fp32", np.float32(-2.5))
+    assert c.shape == f.shape == () and int(c) == 0xC0200000 and int(f) == 0
