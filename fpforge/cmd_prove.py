@@ -289,10 +289,13 @@ def _estimate(selected, args):
     sources = estimate_sources(selected, RowStore(), fresh=args.fresh)
     todo = [(u, [c for v, c, kind, _, _ in sources if v is u and kind == "sample"]) for u, _ in selected]
     todo = [(u, conds) for u, conds in todo if conds]
-    print(f"# wall time of a row on {cores} idle cores = 2^32 x CPU per vector / {cores}. CPU per vector of "
-          "`proved`: the row's own record under today's key (a run skips it); `table`: the same row's CPU time "
-          "in the proof table of docs/results.md, proved earlier by an older golden model or prover; `sample`: "
-          f"measured now on {ESTIMATE_SAMPLE:,} patterns (harness + golden model + comparison) on {machine()}")
+    print(f"# projected wall time of a row on {cores} idle cores: 2^32 x its CPU time per vector / {cores}; the CPU "
+          "time per vector from (last column)\n"
+          "#   proved: the row's own record under today's key (a run skips it)\n"
+          "#   table: the same row in the proof table of docs/results.md, proved earlier (an older golden model or "
+          "prover)\n"
+          f"#   sample: measured now on {ESTIMATE_SAMPLE:,} patterns (harness + golden model + comparison) on "
+          f"{machine()}")
 
     def line(unit, cond, ns, source):
         if ns is None:
