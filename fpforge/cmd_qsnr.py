@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-
-from .cliutil import UsageError, add_output, check_output, comma_list, timed, write_json, write_output
+from .cliutil import UsageError, add_output, check_output, comma_list, progress_bar, timed, write_json, write_output
 
 __all__ = ["add_parser", "run"]
 
@@ -25,15 +23,6 @@ def add_parser(sub):
     q.set_defaults(run=run)
 
 
-def _bar(formats, values):
-    """A tqdm bar over the formats (rate, ETA) on a terminal when the table is big enough to wait for."""
-    if formats * values < 1 << 24 or not sys.stderr.isatty():
-        return None
-    from tqdm import tqdm
-
-    return tqdm(total=formats, desc="qsnr", unit="format", leave=False, file=sys.stderr)
-
-
 def run(args) -> int:
     from .golden import get_format
     from .golden.contract import BlockFormatLike
@@ -50,7 +39,8 @@ def run(args) -> int:
     for f in fmts:
         if isinstance(f, BlockFormatLike) and args.length % f.k1:
             raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
-    bar = _bar(len(fmts), args.vectors * args.length)
+    big = len(fmts) * args.vectors * args.length >= 1 << 24  # seconds or more: a bar over the formats
+    bar = progress_bar(len(fmts), "qsnr", "format") if big else None
     try:
         rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
                               rounding=args.rounding, progress=bar and (lambda name: bar.update(1)))

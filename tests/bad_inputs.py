@@ -598,6 +598,7 @@ def _decode_source_cases():
     """decode() of the source formats (a view / shift at memory speed) keeps every argument check; so does
     qsnr_table's progress callback."""
     from fpforge import golden
+    from fpforge.golden import dot as gdot
     from fpforge.golden import qsnr as gq
 
     V, T = ValueError, TypeError
@@ -612,6 +613,8 @@ def _decode_source_cases():
          "0..63"),
         ("qsnr-table-progress-not-callable", lambda: gq.qsnr_table(["e4m3"], n_vectors=2, progress=1), T,
          "progress must be None or a callable"),
+        ("dot-error-sweep-progress-not-callable", lambda: gdot.error_sweep(["mx9"], [8], n_vectors=2, progress=1),
+         T, "progress must be None or a callable"),
     ]
 
 

@@ -18,3 +18,12 @@ def test_qsnr_table_refuses_an_unsigned_format_before_any_row():
     with pytest.raises(FpforgeValueError, match="binary8p1ue is unsigned"):
         qsnr_table(["e4m3", "mx9", "binary8p1ue"], n_vectors=4, length=32, progress=done.append)
     assert done == []
+
+
+def test_dot_error_sweep_reports_each_row():
+    from fpforge.golden.dot import error_sweep
+
+    done = []
+    rows = error_sweep(["mx9", "e4m3"], [8, 16], r=32, n_vectors=4, progress=done.append)
+    assert done == rows and [(r["format"], r["f"]) for r in done] == [("mx9", 8), ("mx9", 16), ("e4m3", 8),
+                                                                         ("e4m3", 16)]
