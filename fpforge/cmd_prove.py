@@ -245,8 +245,9 @@ class _Progress:
     """Units done out of ``total``: a tqdm bar (rate, ETA) on a terminal; elsewhere (a log, a pipe) one line
     per unit on stderr with the same figures. ``write`` prints a result line without breaking the bar."""
 
-    def __init__(self, total, label, *, lines=True):
+    def __init__(self, total, label, *, lines=True, noun="units"):
         self.total, self.label, self.done, self.t0, self.bar = total, label, 0, time.perf_counter(), None
+        self.noun = noun
         self.lines = lines  # off a terminal: a line per unit (else nothing)
         if sys.stderr.isatty():
             try:
@@ -254,7 +255,7 @@ class _Progress:
             except ImportError:
                 pass
             else:
-                self.bar = tqdm(total=total, desc=label, unit="unit", dynamic_ncols=True, file=sys.stderr,
+                self.bar = tqdm(total=total, desc=label, unit=noun.rstrip("s"), dynamic_ncols=True, file=sys.stderr,
                                 leave=lines)
 
     def write(self, text):
@@ -272,12 +273,36 @@ class _Progress:
             return
         elapsed = time.perf_counter() - self.t0
         eta = elapsed / self.done * (self.total - self.done)
-        print(f"{self.label}: {self.done}/{self.total} units ({what}), {elapsed:.0f} s, "
-              f"{60 * self.done / max(elapsed, 1e-9):.1f} units/min, ETA {eta:.0f} s", file=sys.stderr, flush=True)
+        print(f"{self.label}: {self.done}/{self.total} {self.noun} ({what}), {elapsed:.0f} s, "
+              f"{60 * self.done / max(elapsed, 1e-9):.1f} {self.noun}/min, ETA {eta:.0f} s", file=sys.stderr,
+              flush=True)
 
     def close(self):
         if self.bar is not None:
             self.bar.close()
+
+
+def build_harnesses(units, pool) -> int:
+    """Build the harnesses of ``units`` not cached yet as parallel tasks on ``pool`` (10-60 CPU-seconds
+    each), with progress; the number built."""
+    from .golden.errors import ToolError
+    from .sim.harness import build_harness, harness_cached
+    from .sim.prove import TaskFailure, run_tasks
+
+    specs = list({u.harness_spec.key: u.harness_spec for u in units if not harness_cached(u.harness_spec)}.values())
+    if not specs:
+        return 0
+    print(f"building {len(specs)} harness{'es' * (len(specs) != 1)} in parallel (Verilator and C++, 10-60 "
+          "CPU-seconds each) ...", flush=True)
+    progress = _Progress(len(specs), "building", noun="harnesses")
+    try:
+        for spec, out in run_tasks(build_harness, specs, executor=pool):
+            if isinstance(out, TaskFailure):
+                raise ToolError(f"building the prove harness of {spec.top} failed: {out.message}")
+            progress.update(spec.top)
+    finally:
+        progress.close()
+    return len(specs)
 
 
 def _estimate(selected, args):
@@ -374,6 +399,7 @@ def _prove_all(args):
     rows = RowStore()
     t0 = time.perf_counter()
     with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
+        build_harnesses([u for u, conds in selected if any(rows.get(u, c, PROOF_SEED) is None for c in conds)], pool)
         for unit, conds in selected:
             todo = []
             for cond in conds:

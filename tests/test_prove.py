@@ -294,3 +294,23 @@ def test_committed_table_carries_proved_rows_to_a_fresh_store(tmp_path):
     again = [(u, c, store.get(u, c, 0)) for u, c, _ in rows]
     again[1] = rows[1]
     assert table_markdown(again) == table_markdown(rows)
+
+
+@pytest.mark.slow
+def test_prove_all_builds_harnesses_in_parallel(tmp_path, monkeypatch, capsys):
+    """`prove all` builds the harnesses it needs as parallel tasks on its pool, with a progress line per
+    harness (done/total, rate, ETA) off a terminal, before proving (a private cache: both built cold)."""
+    from fpforge.cmd_prove import build_harnesses
+    from fpforge.sim.harness import harness_cached
+    from fpforge.sim.prove import executor
+
+    monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path))
+    units = [ProofUnit.generated(dict(unit="encoder", format=f, rounding=("rne",))) for f in ("e2m1", "e3m2")]
+    with executor(jobs=2) as pool:
+        assert build_harnesses(units + units[:1], pool) == 2
+        assert build_harnesses(units, pool) == 0
+    assert all(harness_cached(u.harness_spec) for u in units)
+    out, err = capsys.readouterr()
+    assert "building 2 harnesses in parallel" in out
+    assert re.search(r"^building: 2/2 harnesses \(fpforge_enc_fp32_e\dm\d\), \d+ s, [\d.]+ harnesses/min, ETA 0 s$",
+                     err, re.M), err
