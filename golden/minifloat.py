@@ -471,7 +471,7 @@ def value_table(fmt: FloatFormat) -> np.ndarray:
 
 def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
     """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit (HiF8 with
-    ``compat="ascend"``: +qNaN, as Ascend decodes it).
+    ``compat="ascend"``: +qNaN, as Ascend decodes it; the source formats keep the NaN's payload, below).
 
     ``codes`` are integers (an integer array, a Python int or a list of ints) in ``0 .. 2**bits - 1``;
     the result has their shape. ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an
