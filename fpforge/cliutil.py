@@ -20,8 +20,8 @@ from pathlib import Path
 from .golden.errors import FpforgeError
 from .jobs import write_atomic
 
-__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "seed_arg", "table_text", "timed",
-           "user_paths", "write_json", "write_output"]
+__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "progress_bar",
+           "seed_arg", "table_text", "timed", "user_paths", "write_json", "write_output"]
 
 
 class UsageError(FpforgeError):
@@ -177,3 +177,15 @@ def user_paths(args) -> list[str]:
             if isinstance(v, str) and v not in ("", "-"):
                 out.append(os.path.abspath(v))
     return out
+
+
+def progress_bar(total, label, unit):
+    """A tqdm bar on stderr (done/total, rate, ETA) for long work when stderr is a terminal, else None; it
+    disappears when closed (the output stays what it was)."""
+    if not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc=label, unit=unit, leave=False, dynamic_ncols=True, file=sys.stderr)

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from .cliutil import UsageError, add_output, check_output, comma_list, seed_arg, timed, write_json, write_output
+from .cliutil import (
+    UsageError,
+    add_output,
+    check_output,
+    comma_list,
+    progress_bar,
+    seed_arg,
+    timed,
+    write_json,
+    write_output,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -36,7 +46,14 @@ def run(args) -> int:
     if args.vectors * args.r > MAX_VALUES:
         raise UsageError(f"--vectors x --r = {args.vectors * args.r:,} elements; fpforge dot-error takes at most "
                          f"{MAX_VALUES:,} (memory): use fewer vectors")
-    rows, seconds = timed(error_sweep, names, fs, r=args.r, n_vectors=args.vectors, seed=args.seed)
+    big = len(names) * len(fs) * args.vectors * args.r >= 1 << 24  # seconds or more: a bar over the rows
+    bar = progress_bar(len(names) * len(fs), "dot-error", "row") if big else None
+    try:
+        rows, seconds = timed(error_sweep, names, fs, r=args.r, n_vectors=args.vectors, seed=args.seed,
+                              progress=bar and (lambda row: bar.update(1)))
+    finally:
+        if bar is not None:
+            bar.close()
     if args.json:
         return write_json(args.output, {"r": args.r, "vectors": args.vectors, "seed": args.seed,
                                         "seconds": seconds, "rows": rows})

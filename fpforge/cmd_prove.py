@@ -44,7 +44,8 @@ def add_parser(subparsers):
     g.add_argument("--jobs", type=int, default=None, help="local worker processes (default: all cores)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a Dask scheduler instead of local processes")
     g.add_argument("--chunk", type=int, default=None, help="patterns per chunk, the unit of resumption (default 2^24)")
-    g.add_argument("--fresh", action="store_true", help="rebuild the harness and recompute chunks already recorded by an earlier run")
+    g.add_argument("--fresh", action="store_true", help="rebuild the harness and recompute chunks already recorded "
+                   "by an earlier run (with `prove all --estimate`: sample every row, recorded or not)")
     g.add_argument("--json", action="store_true", help="print the results as JSON")
     a = p.add_argument_group("prove all")
     a.add_argument("--only", default=None, metavar="FORMATS",
@@ -52,13 +53,15 @@ def add_parser(subparsers):
                         "e5m2:rne:0)")
     a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
     a.add_argument("--estimate", action="store_true",
-                   help="measure CPU time per vector of every row on a 2^22 sample and project the whole run")
+                   help="project the run's wall time per row from its recorded CPU time (this machine's record or "
+                        "the proof table; no build) or, for rows with none, a 2^22-pattern sample measured now "
+                        "(units in parallel on --jobs, with progress)")
     p.set_defaults(prove_parser=p)
     return p
 
 
 #: The options `fpforge prove all` takes (every other one is refused when given).
-_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler"}
+_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler", "fresh"}
 
 
 def _parse_range(text, domain):
@@ -227,11 +230,14 @@ def _explained(unit):
                         "unit's outputs must not feed back into their own inputs") from None
 
 
-def build_harness_cached(unit, fresh=False) -> bool:
-    """Build the unit's harness unless cached (``fresh``: always); True if it was cached."""
+def build_harness_cached(unit, fresh=False, say=None) -> bool:
+    """Build the unit's harness unless cached (``fresh``: always); True if it was cached. ``say``: printed first
+    when it builds (a build takes 10-60 CPU-seconds)."""
     from .sim.harness import build_harness, harness_cached
 
     cached = not fresh and harness_cached(unit.harness_spec)
+    if not cached and say:
+        print(say, flush=True)
     build_harness(unit.harness_spec, fresh=fresh)
     return cached
 
@@ -276,7 +282,8 @@ def _prove_one(args):
               f"{len(conditions)} condition{'s' * (len(conditions) != 1)}{draws}")
     verbose = len(conditions) <= 16 and not args.json
     t0 = time.perf_counter()
-    cached = build_harness_cached(unit, fresh=args.fresh)
+    say = None if args.json else "  harness: building (Verilator and C++, 10-60 CPU-seconds) ..."
+    cached = build_harness_cached(unit, fresh=args.fresh, say=say)
     if not args.json:
         print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
     t0 = time.perf_counter()
@@ -329,25 +336,122 @@ def _parse_only(text, configs):
     return wanted
 
 
-def _estimate(selected, cores):
-    from .results import machine
-    from .sim.harness import build_harness
-    from .sim.prove_table import ESTIMATE_SAMPLE, estimate
+class _Progress:
+    """Units done out of ``total``: a tqdm bar (rate, ETA) on a terminal; elsewhere (a log, a pipe) one line
+    per unit on stderr with the same figures. ``write`` prints a result line without breaking the bar."""
 
-    print(f"# CPU per vector on a sample of {ESTIMATE_SAMPLE:,} patterns per row; projected wall time on {cores} idle "
-          f"cores; measured on {machine()}")
-    for unit, _ in selected:
-        build_harness(unit.harness_spec)
-    total, bad = 0.0, 0
-    for unit, cond, ns, mismatches in estimate(selected):
-        seconds = 2**32 * ns / 1e9 / cores
-        total += seconds
-        bad += mismatches > 0
-        flag = f"  {mismatches:,} MISMATCHES in the sample" if mismatches else ""
-        print(f"  {unit.top:<30} {cond.label():<18} {ns:7.1f} ns/vector  {seconds / 60:6.1f} min{flag}")
-    n = sum(len(c) for _, c in selected)
-    print(f"total: {total / 3600:.1f} h for {n} row{'s' * (n != 1)} on {cores} idle cores"
-          + (f"; {bad} rows FAILED on their sample" if bad else ""))
+    def __init__(self, total, label, *, lines=True, noun="units"):
+        self.total, self.label, self.done, self.t0, self.bar = total, label, 0, time.perf_counter(), None
+        self.noun = noun
+        self.lines = lines  # off a terminal: a line per unit (else nothing)
+        if sys.stderr.isatty():
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                pass
+            else:
+                self.bar = tqdm(total=total, desc=label, unit=noun.rstrip("s"), dynamic_ncols=True, file=sys.stderr,
+                                leave=lines)
+
+    def write(self, text):
+        if self.bar is not None:
+            self.bar.write(text, file=sys.stdout)
+        else:
+            print(text, flush=True)
+
+    def update(self, what):
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            return
+        if not self.lines:
+            return
+        elapsed = time.perf_counter() - self.t0
+        eta = elapsed / self.done * (self.total - self.done)
+        print(f"{self.label}: {self.done}/{self.total} {self.noun} ({what}), {elapsed:.0f} s, "
+              f"{60 * self.done / max(elapsed, 1e-9):.1f} {self.noun}/min, ETA {eta:.0f} s", file=sys.stderr,
+              flush=True)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+def build_harnesses(units, pool) -> int:
+    """Build the harnesses of ``units`` not cached yet as parallel tasks on ``pool`` (10-60 CPU-seconds
+    each), with progress; the number built."""
+    from .golden.errors import ToolError
+    from .sim.harness import build_harness, harness_cached
+    from .sim.prove import TaskFailure, run_tasks
+
+    specs = list({u.harness_spec.key: u.harness_spec for u in units if not harness_cached(u.harness_spec)}.values())
+    if not specs:
+        return 0
+    print(f"building {len(specs)} harness{'es' * (len(specs) != 1)} in parallel (Verilator and C++, 10-60 "
+          "CPU-seconds each) ...", flush=True)
+    progress = _Progress(len(specs), "building", noun="harnesses")
+    try:
+        for spec, out in run_tasks(build_harness, specs, executor=pool):
+            if isinstance(out, TaskFailure):
+                raise ToolError(f"building the prove harness of {spec.top} failed: {out.message}")
+            progress.update(spec.top)
+    finally:
+        progress.close()
+    return len(specs)
+
+
+def _estimate(selected, args):
+    from .results import machine
+    from .sim.prove import executor
+    from .sim.prove_table import ESTIMATE_SAMPLE, RowStore, estimate, estimate_sources
+
+    cores = args.jobs or os.cpu_count() or 1
+    sources = estimate_sources(selected, RowStore(), fresh=args.fresh)
+    todo = [(u, [c for v, c, kind, _, _ in sources if v is u and kind == "sample"]) for u, _ in selected]
+    todo = [(u, conds) for u, conds in todo if conds]
+    print(f"# projected wall time of a row on {cores} idle cores: 2^32 x its CPU time per vector / {cores}; the CPU "
+          "time per vector from (last column)\n"
+          "#   proved: the row's own record under today's key (a run skips it)\n"
+          "#   table: the same row in the proof table of docs/results.md, proved earlier (an older golden model or "
+          "prover)\n"
+          f"#   sample: measured now on {ESTIMATE_SAMPLE:,} patterns (harness + golden model + comparison) on "
+          f"{machine()}")
+
+    def line(unit, cond, ns, source):
+        if ns is None:
+            ns_text, minutes = "      -", "     -"
+        else:
+            ns_text, minutes = f"{ns:7.1f}", f"{2**32 * ns / 1e9 / cores / 60:6.1f}"
+        return f"  {unit.top:<30} {cond.label():<18} {ns_text} ns/vector  {minutes} min  {source}"
+
+    total, proved, bad = 0.0, 0, 0
+    for unit, cond, kind, ns, info in sources:
+        if kind == "proved":
+            proved += 1
+            print(line(unit, cond, ns, f"proved {info}; a run skips it"))
+        elif kind == "table":
+            total += 2**32 * ns / 1e9 / cores
+            print(line(unit, cond, ns, f"table: {info}"))
+    if todo:
+        n = sum(len(c) for _, c in todo)
+        where = "on the Dask cluster" if args.scheduler else f"on {cores} local processes"
+        print(f"# sampling {n} row{'s' * (n != 1)} of {len(todo)} unit{'s' * (len(todo) != 1)} {where}; each unit's "
+              "harness is built first unless cached (10-60 CPU-seconds)", flush=True)
+        progress = _Progress(len(todo), "estimate")
+        try:
+            with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
+                for unit, rows, build in estimate(todo, executor=pool):
+                    for cond, ns, mismatches in rows:
+                        total += 2**32 * ns / 1e9 / cores
+                        bad += mismatches > 0
+                        flag = f"  {mismatches:,} MISMATCHES in the sample" if mismatches else ""
+                        progress.write(line(unit, cond, ns, "sample" + flag))
+                    progress.update(f"{unit.top}, harness {'cached' if build is None else f'built in {build:.0f} s'}")
+        finally:
+            progress.close()
+    n = sum(kind != "proved" for _, _, kind, _, _ in sources)
+    print(f"total: {total / 3600:.1f} h for {n} row{'s' * (n != 1)} to prove on {cores} idle cores"
+          + (f" ({proved} proved already)" if proved else "") + (f"; {bad} rows FAILED on their sample" if bad else ""))
     return 1 if bad else 0
 
 
@@ -362,13 +466,22 @@ def _prove_all(args):
     if extra:
         raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --estimate, "
                                 f"--jobs and --scheduler, not {extra[0]}")
+    if args.fresh and not args.estimate:
+        raise FpforgeValueError("`fpforge prove all` takes --fresh with --estimate only (sample every row anew); "
+                                "a run proves the rows not recorded yet")
     _check_parallel(args)
     _check_environment(args)  # before the units are generated (Amaranth's yosys uses wasmtime's cache)
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
     # Listing and estimating need the selected units only; a run needs them all (the table lists every row).
-    units = [ProofUnit.generated(cfg) for cfg in configs
-             if wanted(cfg, None) or not (args.list or args.estimate)]
+    # Generating them takes ~0.2 s each (Amaranth to Verilog): a bar on a terminal.
+    need = [cfg for cfg in configs if wanted(cfg, None) or not (args.list or args.estimate)]
+    progress = _Progress(len(need), "generating units", lines=False)
+    units = []
+    for cfg in need:
+        units.append(ProofUnit.generated(cfg))
+        progress.update(cfg["format"])
+    progress.close()
     selected = [(u, [c for c in u.conditions() if wanted(u.cfg, c)]) for u in units]
     selected = [(u, conds) for u, conds in selected if conds]
     if args.list:
@@ -378,10 +491,11 @@ def _prove_all(args):
         print(f"{len(selected)} units, {n} proofs of 2^32 inputs ({n * 2**32:,} vectors)")
         return 0
     if args.estimate:
-        return _estimate(selected, args.jobs or os.cpu_count() or 1)
+        return _estimate(selected, args)
     rows = RowStore()
     t0 = time.perf_counter()
     with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
+        build_harnesses([u for u, conds in selected if any(rows.get(u, c, PROOF_SEED) is None for c in conds)], pool)
         for unit, conds in selected:
             todo = []
             for cond in conds:
@@ -396,6 +510,7 @@ def _prove_all(args):
                 continue
             _check_build_tools(unit)
             print(f"proving {unit.top} ({unit.describe()}; Verilog sha256 {unit.verilog_hash}): {len(todo)} conditions")
+            build_harness_cached(unit, say="  harness: building (Verilator and C++, 10-60 CPU-seconds) ...")
 
             def record(r, unit=unit):
                 rows.put(unit, r.condition, PROOF_SEED,

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from .cliutil import UsageError, add_output, check_output, comma_list, seed_arg, timed, write_json, write_output
+from .cliutil import (
+    UsageError,
+    add_output,
+    check_output,
+    comma_list,
+    progress_bar,
+    seed_arg,
+    timed,
+    write_json,
+    write_output,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -39,8 +49,14 @@ def run(args) -> int:
     for f in fmts:
         if isinstance(f, BlockFormatLike) and args.length % f.k1:
             raise UsageError(f"--length {args.length} is not a multiple of {f.name}'s block size {f.k1}")
-    rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
-                          rounding=args.rounding)
+    big = len(fmts) * args.vectors * args.length >= 1 << 24  # seconds or more: a bar over the formats
+    bar = progress_bar(len(fmts), "qsnr", "format") if big else None
+    try:
+        rows, seconds = timed(qsnr_table, fmts, n_vectors=args.vectors, length=args.length, seed=args.seed,
+                              rounding=args.rounding, progress=bar and (lambda name: bar.update(1)))
+    finally:
+        if bar is not None:
+            bar.close()
     if args.json:
         return write_json(args.output, {"vectors": args.vectors, "length": args.length, "seed": args.seed,
                                         "seconds": seconds, "rows": rows})

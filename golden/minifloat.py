@@ -222,6 +222,8 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
                                 f"{rounding!r}")
     src = source_of(x)
     opts = (rounding, saturate, nan_to_zero)
+    if fmt == SOURCES["fp32"] and rounding != "sr":  # every source value is an FP32 number
+        return _encode_fp32(fmt, src, x, opts, outputs)
     if rounding != "sr" and x.size >= _LUT_MIN_SIZE and bias is None:
         lut = _lut(fmt, src, opts)
         if lut is not None:
@@ -237,6 +239,21 @@ def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, s
         draws = (sr_draws(x.size, seed=seed, rand=rand, rand_bits=rand_bits), rand_bits)
     result = _exact(fmt, src, x, opts, draws, bias)
     return tuple(result[k] for k in outputs)
+
+
+def _encode_fp32(fmt, src, x, opts, outputs):
+    """Into FP32 (a cast of the source, exact): a zero or a normal finite operand (normal in its source
+    format) is its own value's bits with no flag; the rest (subnormal operands, Inf, NaN: flags, saturation,
+    nan_to_zero) through the exact model."""
+    v = x.reshape(-1).astype(np.float32)
+    codes = v.view(np.uint32)
+    flags = np.zeros(v.shape, np.uint8)
+    a = np.abs(v)
+    rest = np.flatnonzero(~((a >= np.float32(2.0 ** (1 - src.bias))) & (a <= np.float32(fmt.max_value)) | (v == 0)))
+    if len(rest):
+        c, f = _exact(fmt, src, x.reshape(-1)[rest], opts, None)
+        codes[rest], flags[rest] = c, f
+    return tuple((codes.reshape(x.shape), flags.reshape(x.shape))[k] for k in outputs)
 
 
 def _exact(fmt, src, x, opts, draws, bias=None):
@@ -454,13 +471,15 @@ def value_table(fmt: FloatFormat) -> np.ndarray:
 
 def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
     """Exact values of ``codes`` as float32; NaN codes give a quiet NaN with the code's sign bit (HiF8 with
-    ``compat="ascend"``: +qNaN, as Ascend decodes it).
+    ``compat="ascend"``: +qNaN, as Ascend decodes it; the source formats keep the NaN's payload, below).
 
     ``codes`` are integers (an integer array, a Python int or a list of ints) in ``0 .. 2**bits - 1``;
     the result has their shape. ``bias`` (required for run-time-bias formats, 0..63) is a scalar or an
     integer array broadcastable to ``codes``; ``ieee_denormals`` and ``compat`` as for :func:`encode_with_flags`.
     Denormal codes of a flush-to-zero format (UHP) decode to 0. Formats of up to ``MAX_TABLE_BITS``
-    bits decode through a memoised table of every code; wider ones (FP32) are computed directly.
+    bits decode through a memoised table of every code. The source formats decode as numpy and ml_dtypes
+    widen them, bit for bit (NaN payloads, signalling NaNs included): FP32 is a bit reinterpretation and
+    BF16 a shift (both at memory speed), FP16 the exact widening.
 
     Raises
     ------
@@ -473,9 +492,46 @@ def decode(fmt, codes, *, bias=None, ieee_denormals=False, compat=None) -> np.nd
                         compat=compat)
     codes = as_codes(codes, fmt.bits, of=fmt.name)
     fmt, bias = resolve_bias(fmt, bias, codes.shape)
-    if bias is not None or fmt.bits > MAX_TABLE_BITS:  # per-element biases; 32-bit codes (no 2**32 table)
-        return _code_values(fmt, codes.ravel().astype(np.int64), bias).astype(np.float32).reshape(codes.shape)
-    return fmt.value_table().astype(np.float32)[codes.astype(np.intp)]
+    if fmt == SOURCES["fp32"]:  # a bit reinterpretation: memory speed (a copy, never a view of the caller's)
+        return codes.astype(np.uint32).view(np.float32)
+    if fmt == SOURCES["bf16"]:  # the high half of an FP32 word
+        return (codes.astype(np.uint32) << np.uint32(16)).view(np.float32)
+    if bias is not None:  # per-element biases: one table row per bias
+        return _bias_table(fmt)[bias, codes.reshape(-1)].reshape(codes.shape)
+    if fmt.bits > MAX_TABLE_BITS:  # no 2**bits table
+        return _code_values(fmt, codes.ravel().astype(np.int64)).astype(np.float32).reshape(codes.shape)
+    return _f32_table(fmt)[codes]
+
+
+_F32_TABLES: dict = {}
+
+
+def _f32_table(fmt: FloatFormat) -> np.ndarray:
+    """float32 value of every code of ``fmt`` (<= MAX_TABLE_BITS bits), memoised like :func:`value_table`.
+    FP16 widens exactly as numpy's cast does: a NaN keeps its sign and payload (quiet bit included)."""
+    table = _F32_TABLES.get(fmt)
+    if table is None:
+        if fmt == SOURCES["fp16"]:
+            c = np.arange(1 << 16, dtype=np.uint32)
+            table = c.astype(np.uint16).view(np.float16).astype(np.float32)
+            nan = (c & 0x7C00 == 0x7C00) & (c & 0x3FF != 0)  # bit for bit, whatever the CPU's cast does to sNaNs
+            table.view(np.uint32)[nan] = ((c & 0x8000) << 16 | 0x7F800000 | (c & 0x3FF) << 13)[nan]
+        else:
+            table = fmt.value_table().astype(np.float32)
+        if len(_F32_TABLES) >= _TABLES_KEEP:
+            del _F32_TABLES[next(iter(_F32_TABLES))]
+        _F32_TABLES[fmt] = table
+    return table
+
+
+def _bias_table(fmt) -> np.ndarray:
+    """``table[bias, code]``: float32 values of a run-time-bias format at every bias (64 x 2**bits)."""
+    key = ("bias", fmt)
+    table = _F32_TABLES.get(key)
+    if table is None:
+        table = np.stack([_f32_table(fmt.at(b)) for b in RUNTIME_BIASES])
+        _F32_TABLES[key] = table
+    return table
 
 
 def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, compat=None) -> np.ndarray:
@@ -488,6 +544,9 @@ def decode_bits(fmt, codes, target="fp32", *, bias=None, ieee_denormals=False, c
     fmt = tapered.with_compat(_scalar_format(fmt, "decode_bits"), compat)
     tgt = _target(target)
     vals = decode(fmt, codes, bias=bias, ieee_denormals=ieee_denormals)
+    if tgt == SOURCES["fp32"]:  # the values are FP32 numbers: their bits, a NaN made canonical (sign kept)
+        bits = vals.view(np.uint32)
+        return np.where(np.isnan(vals), bits & np.uint32(0x80000000) | np.uint32(0x7FC00000), bits).astype(np.uint32)
     return encode(tgt, vals, rounding="rne")
 
 

@@ -103,6 +103,12 @@ def quantize_scaled(fmt, x, rounding=None, seed=None) -> np.ndarray:
     return decode(fmt, codes).astype(np.float64) / s
 
 
+def _check_signed(fmt, x):
+    if not getattr(fmt, "signed", True) and (x.astype(np.float32) < 0).any():
+        raise FpforgeValueError(f"{fmt.name} is unsigned: it cannot hold the negative values of x, so their "
+                                "QSNR is undefined (measure non-negative vectors)")
+
+
 def qsnr(fmt, x, *, rounding=None, seed=None) -> np.ndarray:
     """QSNR in dB of each vector (last axis) of ``x``: shape ``x.shape[:-1]``.
 
@@ -116,9 +122,7 @@ def qsnr(fmt, x, *, rounding=None, seed=None) -> np.ndarray:
     if isinstance(fmt, BlockFormatLike):
         q = quantize(fmt, x, rounding=rounding, seed=seed).astype(np.float64)
     elif isinstance(fmt, ScalarFormat):
-        if not getattr(fmt, "signed", True) and (x.astype(np.float32) < 0).any():
-            raise FpforgeValueError(f"{fmt.name} is unsigned: it cannot hold the negative values of x, so their "
-                                    "QSNR is undefined (measure non-negative vectors)")
+        _check_signed(fmt, x)
         if rounding is not None and (not isinstance(rounding, str) or rounding not in fmt.roundings):
             raise FpforgeValueError(f"format {fmt.name!r} has no rounding {rounding!r}; valid choices: "
                                     f"{', '.join(fmt.roundings)}")
@@ -149,14 +153,17 @@ def qsnr_bound(fmt, rounding="ta") -> float:
     return bound
 
 
-def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, rounding=None):
+def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, rounding=None, progress=None):
     """Rows ``dict(name, bits, rounding, mean, std, p5, min, bound)`` over ``gaussian_vectors(n_vectors,
     length, seed)``; ``bits`` is bits per element (scalar formats: their code width; the per-tensor FP32
     scale is amortized over the tensor and not counted). ``rounding`` applies to the formats that offer
     it, the others use their default (each row says which it used); it must be a rounding mode that at
-    least one of the formats offers. Any format ``list_formats()`` names has a row (module docstring)."""
+    least one of the formats offers. Any format ``list_formats()`` names has a row (module docstring).
+    ``progress``: called with each format's name as its row is done (a progress bar's update)."""
     n_vectors = as_int(n_vectors, "n_vectors", 1)
     length = as_int(length, "length", 1)
+    if progress is not None and not callable(progress):
+        raise FpforgeTypeError(f"progress must be None or a callable of a format name, not {describe(progress)}")
     if isinstance(formats, str):
         formats = (formats,)
     if not isinstance(formats, (list, tuple)):
@@ -173,6 +180,9 @@ def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, r
         if isinstance(fmt, BlockFormatLike) and length % fmt.k1:
             raise FpforgeValueError(f"length {length} is not a multiple of {fmt.name}'s block size {fmt.k1}")
     x = gaussian_vectors(n_vectors, length, seed)
+    for fmt in fmts:  # refused before any row is computed
+        if isinstance(fmt, ScalarFormat):
+            _check_signed(fmt, x)
     rows = []
     for fmt in fmts:
         r = rounding if rounding in getattr(fmt, "roundings", ()) else None
@@ -182,4 +192,6 @@ def qsnr_table(formats=DEFAULT_TABLE, *, n_vectors=10_000, length=256, seed=0, r
                          p5=float(np.percentile(q, 5)), min=float(q.min()),
                          bound=qsnr_bound(fmt, r or fmt.roundings[0]) if isinstance(fmt, BlockFormat) else None,
                          rounding=r or fmt.roundings[0]))
+        if progress is not None:
+            progress(fmt.name)
     return rows

@@ -27,8 +27,8 @@ try:
 except ImportError:
     from ._jobs_standin import MISSING, Store, digest
 
-__all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "estimate", "record_configs", "row_key", "table_markdown",
-           "table_records", "table_rows"]
+__all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "estimate", "estimate_sources", "record_configs", "row_key",
+           "sample_unit", "table_cpu", "table_markdown", "table_records", "table_rows"]
 
 #: Hex digits of a row's record key shown in the proof table (64 bits).
 KEY_DIGITS = 16
@@ -135,18 +135,109 @@ class RowStore:
 ESTIMATE_SAMPLE = 1 << 22
 
 
-def estimate(selected, sample=ESTIMATE_SAMPLE):
-    """Yield ``(unit, condition, ns, mismatches)`` — CPU nanoseconds per vector (harness + worker) measured
-    on one sample of ``sample`` patterns, and the mismatches found there (a sample is checked like any
-    chunk) — for each row of ``selected`` (``(unit, conditions)`` pairs); a whole row takes about
-    ``2**32 * ns / cores`` on idle cores."""
-    from .prove import PROOF_SEED, check_chunk
+def table_cpu(section) -> dict:
+    """``{(unit, format, mode, sat, bias): (CPU seconds, date, machine)}`` of the rows of a proof table (the body of
+    the section ``proofs``) run over all 2**32 inputs with a CPU time, whatever their record key: what a row
+    cost when it was last proved (by the golden model and prover of then)."""
+    names, rows = table_rows(section)
+    out = {}
+    for cells in rows:
+        if names is None or len(cells) != len(names):
+            continue
+        row = dict(zip(names, cells))
+        try:
+            if int(row["vectors"].replace(",", "")) != 1 << 32 or row["CPU time"] in ("", "-"):
+                continue
+            cpu = _parse_seconds(row["CPU time"])
+        except (KeyError, ValueError):
+            continue
+        out[(row["unit"], row["format"], row["mode"], row["sat"], row["bias"])] = (cpu, row["date"], row["machine"])
+    return out
 
+
+def estimate_sources(selected, rows=None, *, fresh=False, section=None):
+    """Where each row of ``selected`` (``(unit, conditions)`` pairs) gets its CPU time per vector from,
+    without building anything: ``[(unit, cond, kind, ns, info)]`` with ``kind``
+
+    * ``"proved"``: ``rows`` (a :class:`RowStore`) has the row under today's key — a run skips it; ``ns``
+      from its recorded CPU time (None if it has none), ``info`` its date;
+    * ``"table"``: the proof table ``section`` (default: docs/results.md's) has the same row (unit,
+      format, mode, sat, bias) proved over all 2**32 inputs under an earlier key; ``ns`` = its CPU time / 2**32,
+      ``info`` its date and machine;
+    * ``"sample"``: neither (or ``fresh``): to be measured by :func:`estimate`; ``ns`` and ``info`` None.
+    """
+    from .prove import PROOF_SEED
+
+    if section is None:
+        from ..results import read_section
+
+        section = read_section("proofs")
+    earlier = {} if fresh else table_cpu(section)
+    out = []
     for unit, conds in selected:
         for cond in conds:
-            out = check_chunk(dict(spec=unit.harness_spec, cfg=unit.golden_cfg, cond=tuple(cond), start=0x3C000000,
-                                   count=sample, seed=PROOF_SEED))
-            yield unit, cond, 1e9 * (out["harness_cpu"] + out["worker_cpu"]) / sample, out["mismatches"]
+            rec = None if fresh or rows is None else rows.get(unit, cond, PROOF_SEED)
+            bias = "-" if cond.bias is None else str(cond.bias)
+            old = earlier.get((unit.top, unit.cfg["format"], cond.mode, str(cond.sat), bias))
+            if rec is not None:
+                ns = 1e9 * rec["cpu"] / rec["vectors"] if rec.get("cpu") and rec.get("vectors") else None
+                out.append((unit, cond, "proved", ns, rec.get("date", "")))
+            elif old is not None:
+                out.append((unit, cond, "table", 1e9 * old[0] / 2**32, f"{old[1]}, {old[2]}"))
+            else:
+                out.append((unit, cond, "sample", None, None))
+    return out
+
+
+def sample_unit(task) -> dict:
+    """One task of :func:`estimate` (runs in a worker): build the unit's harness (unless cached), then check
+    a sample of ``task["sample"]`` patterns under each of ``task["conds"]``. Returns the build's wall seconds
+    and, per condition, CPU nanoseconds per vector (harness + worker) and the sample's mismatches."""
+    import time
+
+    from .harness import build_harness, harness_cached
+    from .prove import PROOF_SEED, check_chunk
+
+    spec, sample = task["spec"], task["sample"]
+    t0 = time.perf_counter()
+    cached = harness_cached(spec)
+    build_harness(spec)
+    build = None if cached else time.perf_counter() - t0
+    rows = []
+    for cond in task["conds"]:
+        out = check_chunk(dict(spec=spec, cfg=task["cfg"], cond=tuple(cond), start=0x3C000000, count=sample,
+                               seed=PROOF_SEED))
+        rows.append(dict(ns=1e9 * (out["harness_cpu"] + out["worker_cpu"]) / sample, mismatches=out["mismatches"]))
+    return dict(build=build, rows=rows)
+
+
+def estimate(selected, sample=ESTIMATE_SAMPLE, *, executor=None):
+    """Measure the rows of ``selected`` (``(unit, conditions)`` pairs) on a sample of ``sample`` patterns
+    each. Yields ``(unit, rows, build)`` per unit as the units finish (completion order, not
+    ``selected``'s): ``rows`` are ``(condition, ns, mismatches)`` — CPU nanoseconds per vector (harness +
+    worker) and the mismatches found in the sample (checked like any chunk); a whole row takes about
+    ``2**32 * ns / cores`` on idle cores — and ``build`` the harness build's wall seconds (None: cached).
+
+    Each unit is one task (:func:`sample_unit`) on ``executor`` (``fpforge.jobs.executor``; None: in this
+    process), so the units' harnesses build and run in parallel.
+
+    Raises
+    ------
+    ToolError
+        A unit's harness failed to build or run (the first failure stops the estimate).
+    """
+    from ..golden.errors import ToolError
+    from .prove import TaskFailure, run_tasks
+
+    tasks = [dict(spec=unit.harness_spec, cfg=unit.golden_cfg, conds=[tuple(c) for c in conds], sample=sample,
+                  index=i) for i, (unit, conds) in enumerate(selected)]
+    runner = run_tasks(sample_unit, tasks, executor=executor)
+    for task, out in runner:
+        unit, conds = selected[task["index"]]
+        if isinstance(out, TaskFailure):
+            runner.close()
+            raise ToolError(f"estimating {unit.top}: {out.message}")
+        yield unit, [(cond, row["ns"], row["mismatches"]) for cond, row in zip(conds, out["rows"])], out["build"]
 
 
 def _fmt_seconds(s):

@@ -520,6 +520,10 @@ _SILENT = [
      "logic cell INV_X1 has area 0"),
 ]
 
+_SLOW = [  # long work with feedback (issue 30, class 7)
+    ("prove-all-fresh-without-estimate", ["prove", "all", "--fresh"], "takes --fresh with --estimate only"),
+]
+
 
 def _rows(prefix, rows):
     out = []
@@ -544,7 +548,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
-             + _rows("", _MSGS) + _rows("", _SILENT))
+             + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -924,4 +928,28 @@ def _space_api_cases():
     ]
 
 
-API_CASES = _api_cases() + _space_api_cases()
+def _decode_source_cases():
+    """decode() of the source formats (a view / shift at memory speed) keeps every argument check; so does
+    qsnr_table's progress callback."""
+    from fpforge import golden
+    from fpforge.golden import dot as gdot
+    from fpforge.golden import qsnr as gq
+
+    V, T = ValueError, TypeError
+    return [
+        ("decode-fp32-code-too-large", lambda: golden.decode("fp32", np.array([1, 1 << 32])), V,
+         "codes of fp32 must be integer codes in 0..4294967295"),
+        ("decode-fp32-negative-code", lambda: golden.decode("fp32", [-1]), V, "not -1"),
+        ("decode-fp32-float-codes", lambda: golden.decode("fp32", np.ones(3, np.float32)), T, "codes of fp32"),
+        ("decode-bf16-code-too-large", lambda: golden.decode("bf16", 1 << 16), V, "not 65536"),
+        ("decode-fp16-bool-codes", lambda: golden.decode("fp16", np.ones(2, bool)), T, "codes of fp16"),
+        ("decode-bias-per-element-out-of-range", lambda: golden.decode("cfloat8_143", [1, 2], bias=[3, 64]), V,
+         "0..63"),
+        ("qsnr-table-progress-not-callable", lambda: gq.qsnr_table(["e4m3"], n_vectors=2, progress=1), T,
+         "progress must be None or a callable"),
+        ("dot-error-sweep-progress-not-callable", lambda: gdot.error_sweep(["mx9"], [8], n_vectors=2, progress=1),
+         T, "progress must be None or a callable"),
+    ]
+
+
+API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases()

@@ -165,6 +165,7 @@ def test_user_file_with_other_ports_is_refused(tmp_path):
     (["encoder", "-f", "e4m3", "--estimate"], "apply to `fpforge prove all`"),
     (["all", "--only", "e4m3,nothing-like-this"], "--only takes FORMAT[:MODE[:SAT]] items"),
     (["all", "--only", "e4m3:hr"], "--only takes FORMAT[:MODE[:SAT]] items"),
+    (["all", "--fresh"], "takes --fresh with --estimate only"),
 ])
 def test_bad_input_is_one_line(argv, message, capsys):
     assert main(["prove", *argv]) == 2
@@ -188,11 +189,57 @@ def test_record_is_every_8_bit_encoder_in_every_pair():
     assert len(conds) == 4 * 4 * 2 and {c.bias for c in conds} == {0, 7, 31, 63}
 
 
-def test_estimate_of_a_row(e4m3_unit, capsys):
-    assert main(["prove", "all", "--only", "e4m3:rne:0", "--estimate", "--jobs", "2"]) == 0
+def test_estimate_samples_with_jobs_and_progress(e4m3_unit, capsys):
+    """--fresh: the row measured now on a sample, its unit a task on --jobs; off a terminal a progress line
+    per unit (done/total, rate, ETA) on stderr."""
+    assert main(["prove", "all", "--only", "e4m3:rne:0", "--estimate", "--fresh", "--jobs", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert re.search(r"fpforge_enc_fp32_e4m3 +rne sat=0 +[\d.]+ ns/vector +[\d.]+ min  sample\n", out), out
+    assert "# sampling 1 row of 1 unit on 2 local processes" in out
+    assert "total: " in out and "for 1 row to prove on 2 idle cores" in out
+    assert re.search(r"^estimate: 1/1 units \(fpforge_enc_fp32_e4m3, harness (cached|built in \d+ s)\), \d+ s, "
+                     r"[\d.]+ units/min, ETA 0 s$", err, re.M), err
+
+
+def test_estimate_from_the_proof_table_builds_nothing(tmp_path, monkeypatch, capsys):
+    """Rows the proof table has (under today's key or an earlier one) are projected from their CPU time over
+    all 2^32 inputs, with no harness built: the figures are the table's, divided by the cores."""
+    from fpforge.results import read_section
+
+    monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path))
+    assert main(["prove", "all", "--only", "e4m3:rne:0,hif8:hr:1", "--estimate", "--jobs", "2"]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"fpforge_enc_fp32_e4m3 +rne sat=0 +[\d.]+ ns/vector +[\d.]+ min\n", out), out
-    assert "total: " in out and "for 1 row on 2 idle cores" in out
+    assert not list((tmp_path / "prove").glob("harness/*/harness")) and "# sampling" not in out
+    section = read_section("proofs")
+    for top, fmt, mode, sat in (("fpforge_enc_fp32_e4m3", "e4m3", "rne", 0),
+                                ("fpforge_enc_fp32_hif8", "hif8", "hr", 1)):
+        row = re.search(rf"^\| {top} \| {fmt} \| {mode} \| {sat} \| - \| `\w+` \| 4,294,967,296 \| [\d,]+ \| [^|]+ \| "
+                        r"([\d.]+) (s|min) \|", section, re.M)
+        cpu = float(row[1]) * (60 if row[2] == "min" else 1)
+        line = re.search(rf"{top} +{mode} sat={sat} +([\d.]+) ns/vector +([\d.]+) min  (table: |proved )", out)
+        assert line, out
+        assert float(line[1]) == pytest.approx(cpu * 1e9 / 2**32, abs=0.06)
+        assert float(line[2]) == pytest.approx(cpu / 2 / 60, abs=0.06)
+
+
+def test_estimate_sources(tmp_path):
+    """A row recorded under today's key is `proved` (a run skips it), one only in a table `table`, the rest
+    (and every row with fresh) `sample`."""
+    from fpforge.sim.prove_table import RowStore, estimate_sources, table_markdown
+
+    unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
+    c0, c1 = Condition("rne", 0), Condition("rne", 1)
+    section = table_markdown([(unit, c0, dict(_ROW_RECORD)), (unit, c1, None)])  # CPU time "140 s"
+    rows = RowStore(tmp_path, carried={})
+    got = estimate_sources([(unit, [c0, c1])], rows, section=section)
+    assert [(kind, ns) for _, _, kind, ns, _ in got] == [("table", pytest.approx(140e9 / 2**32)), ("sample", None)]
+    assert "2026-01-02 03:04, 2 cores" == got[0][4]
+    rows.put(unit, c0, 0, dict(_ROW_RECORD))
+    got = estimate_sources([(unit, [c0, c1])], rows, section=section)
+    assert [(kind, ns) for _, _, kind, ns, _ in got] == [("proved", pytest.approx(140.2e9 / 2**32)),
+                                                         ("sample", None)]
+    got = estimate_sources([(unit, [c0, c1])], rows, section=section, fresh=True)
+    assert [kind for _, _, kind, _, _ in got] == ["sample", "sample"]
 
 
 #: A finished row of the record, as RowStore keeps it (the proof table's tests).
@@ -247,3 +294,23 @@ def test_committed_table_carries_proved_rows_to_a_fresh_store(tmp_path):
     again = [(u, c, store.get(u, c, 0)) for u, c, _ in rows]
     again[1] = rows[1]
     assert table_markdown(again) == table_markdown(rows)
+
+
+@pytest.mark.slow
+def test_prove_all_builds_harnesses_in_parallel(tmp_path, monkeypatch, capsys):
+    """`prove all` builds the harnesses it needs as parallel tasks on its pool, with a progress line per
+    harness (done/total, rate, ETA) off a terminal, before proving (a private cache: both built cold)."""
+    from fpforge.cmd_prove import build_harnesses
+    from fpforge.sim.harness import harness_cached
+    from fpforge.sim.prove import executor
+
+    monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path))
+    units = [ProofUnit.generated(dict(unit="encoder", format=f, rounding=("rne",))) for f in ("e2m1", "e3m2")]
+    with executor(jobs=2) as pool:
+        assert build_harnesses(units + units[:1], pool) == 2
+        assert build_harnesses(units, pool) == 0
+    assert all(harness_cached(u.harness_spec) for u in units)
+    out, err = capsys.readouterr()
+    assert "building 2 harnesses in parallel" in out
+    assert re.search(r"^building: 2/2 harnesses \(fpforge_enc_fp32_e\dm\d\), \d+ s, [\d.]+ harnesses/min, ETA 0 s$",
+                     err, re.M), err

@@ -151,14 +151,15 @@ ERROR_BIAS = 0
 ERROR_FS = (8, 12, 16, 20, 24, 32, 48)
 
 
-def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, seed=0):
+def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, seed=0, progress=None):
     """The f-bit pipeline against the exact reference, for each format and window width.
 
     Operands: A and B independent ``gaussian_vectors`` (log2 sigma uniform on [-8, 8] per vector) of length
     r, quantized into the format (:func:`quantized_operands`). For each (format, f) the row holds
     ``exact`` (fraction of results bit-identical to the exact sum rounded once), ``rel_p50``, ``rel_max``
     (|y - x| / |x|, x the exact value, over results with x != 0) and ``norm_max`` (|y - x| / sum|a_i b_i|,
-    the dot-product error measure that does not blow up under cancellation).
+    the dot-product error measure that does not blow up under cancellation). ``progress``: called with each
+    row as it is done (a progress bar's update).
     """
     from ..qsnr import gaussian_vectors
 
@@ -175,6 +176,8 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
     if not formats or not fs:
         raise FpforgeValueError(f"formats and fs must name at least one format and one f, not {formats!r}, {fs!r}")
     seed = as_seed(seed, allow_none=False)
+    if progress is not None and not callable(progress):
+        raise FpforgeTypeError(f"progress must be None or a callable of a row, not {describe(progress)}")
     for name in formats:
         for f in fs:
             DotConfig(name, r, f)  # every format, r and f checked before the work
@@ -206,4 +209,6 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
                              rel_p50=float(np.median(rel)) if rel.size else 0.0,
                              rel_max=float(rel.max()) if rel.size else 0.0,
                              norm_max=float(norm.max())))
+            if progress is not None:
+                progress(rows[-1])
     return rows
