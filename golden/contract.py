@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .registry import Registered
+from .variants import Registered
 
 __all__ = ["BlockFormatLike", "ScalarFormat"]
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from enum import IntFlag
 
+from .contract import BlockFormatLike, ScalarFormat
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from .variants import _BASE, REGISTRY, Registered, base_of, variants_of
 
 __all__ = [
     "Flag",
@@ -60,8 +62,6 @@ VARIANT_FLAGS = {"ieee_denormals": ("ieee", "the formats with the CFloat guide's
                                     lambda f: getattr(f, "denormals", None) == "ieee"),
                  "paper_literal": ("literal", "HiF8 hybrid rounding", lambda f: getattr(f, "hr_literal", False))}
 
-REGISTRY: dict[str, object] = {}
-_BASE: dict[str, str] = {}  # variant name -> base name
 #: Callables ``name -> descriptor or None`` consulted for names not in the registry (parametric families:
 #: ``bdr_m7_k16_d8_k2_d1`` is resolved by ``fpforge.golden.block``).
 RESOLVERS: list = []
@@ -118,8 +118,6 @@ def list_formats(kind: str | None = None) -> list[str]:
     ``kind``: ``"source"`` (fp32, fp16, bf16), ``"scalar"`` (scalar formats that are not sources), ``"block"``
     (block formats), ``"variant"`` (the variants); None for all.
     """
-    from .contract import BlockFormatLike, ScalarFormat
-
     if kind is None:
         return list(REGISTRY)
     tests = {"source": lambda n, f: getattr(f, "dtype", None) is not None,
@@ -133,51 +131,7 @@ def list_formats(kind: str | None = None) -> list[str]:
 
 def list_variants(fmt) -> dict[str, str]:
     """``{variant: registered name}`` of a format's variants (those of its base, for a variant)."""
-    base = base_of(get_format(fmt)).name
-    return {n[len(base) + 1:]: n for n, b in _BASE.items() if b == base}
-
-
-def base_of(fmt):
-    """The base descriptor of a variant; any other descriptor itself."""
-    name = _BASE.get(fmt.name)
-    return fmt if name is None else REGISTRY[name]
-
-
-class Registered:
-    """What every registered descriptor answers about its variants (mixed into the descriptor classes)."""
-
-    @property
-    def base(self):
-        """The format this one is a variant of (itself when it is no variant)."""
-        return base_of(self)
-
-    @property
-    def variant_name(self) -> str | None:
-        """``"ieee"`` for ``cfloat8_143_ieee``; None for a format that is no variant."""
-        base = base_of(self)
-        return None if base is self or base.name == self.name else self.name[len(base.name) + 1:]
-
-    @property
-    def variants(self) -> tuple:
-        """Names of the variants of this format's base (``("ieee",)`` for ``cfloat8_143``)."""
-        return tuple(list_variants(self))
-
-    def variant(self, name: str | None):
-        """The variant ``name`` of this format's base (``None`` or ``""``: the base itself).
-
-        Raises
-        ------
-        UnknownName
-            The base has no such variant (the message lists the ones it has).
-        """
-        base = base_of(self)
-        if not name:
-            return base
-        found = list_variants(self)
-        if name not in found:
-            have = ", ".join(found) or "none"
-            raise UnknownName(f"format {base.name!r} has no variant {name!r}; its variants: {have}")
-        return REGISTRY[found[name]]
+    return variants_of(get_format(fmt))
 
 
 def resolve_variant(fmt, **flags):
