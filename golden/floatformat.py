@@ -386,7 +386,7 @@ class FloatFormat(ScalarFormat):
     def value_table(self) -> np.ndarray:
         """float64 value of every code of this fixed-bias descriptor (NaNs carry the code's sign bit;
         denormal codes of a flush-to-zero format are worth 0, what an operation reads)."""
-        from .minifloat import value_table
+        from .minifloat_exact import value_table
 
         return value_table(self)
 
@@ -401,7 +401,7 @@ class FloatFormat(ScalarFormat):
 
     def encode_exact(self, src, x, rounding, saturate, nan_to_zero, draws, bias=None):
         """Codes and flags of ``x`` (see :func:`fpforge.golden.minifloat.encode_with_flags`)."""
-        from .minifloat import encode_exact
+        from .minifloat_exact import encode_exact
 
         return encode_exact(self, src, x, rounding, saturate, nan_to_zero, draws, bias)
 

@@ -27,12 +27,15 @@ import numpy as np
 
 from .classify import classify
 from .errors import FpforgeTypeError, FpforgeValueError, UnknownName
-from .formats import COMPAT_CHOICES, get_format
-from .registry import Flag
+from .registry import Flag, get_format
 from .rounding import round_up
-from .taperedformat import TaperedFormat
 
-__all__ = ["HR_TA_BELOW", "ascend_limits", "encode_exact", "hr_threshold_bits", "value_table", "with_compat"]
+__all__ = ["COMPAT_CHOICES", "HR_TA_BELOW", "ascend_limits", "encode_exact", "hr_threshold_bits", "value_table",
+           "with_compat"]
+
+#: ``compat`` values of a tapered format: fpforge's own semantics, or Huawei Ascend's (``docs/hif8.md``).
+#: (Here, below :class:`~fpforge.golden.taperedformat.TaperedFormat`, whose methods read this module.)
+COMPAT_CHOICES = ("default", "ascend")
 
 #: Hybrid rounding uses TA while the source exponent satisfies ``|E| < HR_TA_BELOW`` (seed 000, eq. 3).
 HR_TA_BELOW = 4
@@ -75,13 +78,13 @@ def with_compat(fmt, compat):
     return fmt.variant(compat)
 
 
-def ascend_limits(fmt: TaperedFormat):
+def ascend_limits(fmt):
     """``(flush_below, overflow_from)`` of Ascend's range checks: half the smallest denormal (2^-23) and the
     midpoint between the largest finite value and the Inf slot (1.25 × 2^15)."""
     return fmt.min_subnormal / 2, fmt.max_value + fmt.top_quantum / 2
 
 
-def value_table(fmt: TaperedFormat) -> np.ndarray:
+def value_table(fmt) -> np.ndarray:
     """float64 value of every code, parsed field by field from the descriptor; NaN carries sign 1."""
     if fmt.name in _TABLES:
         return _TABLES[fmt.name]
@@ -113,7 +116,7 @@ def value_table(fmt: TaperedFormat) -> np.ndarray:
     return vals
 
 
-def _lattice(fmt: TaperedFormat):
+def _lattice(fmt):
     """Sorted non-negative finite values and their codes, and w(E) over [dml_emin - 1, emax + 1]."""
     key = ("lattice", fmt.name)
     if key not in _TABLES:
@@ -130,7 +133,7 @@ def _lattice(fmt: TaperedFormat):
     return _TABLES[key]
 
 
-def encode_exact(fmt: TaperedFormat, src, x, rounding, saturate, nan_to_zero, draws):
+def encode_exact(fmt, src, x, rounding, saturate, nan_to_zero, draws):
     """Codes and flags of ``x`` (a float32/float16/bfloat16 array) in ``fmt``.
 
     ``draws`` is the array of R-bit random draws for ``sr`` (with ``R`` as its second element:

@@ -13,11 +13,9 @@ from .checks import check_descriptor_fields
 from .contract import ScalarFormat
 from .errors import FpforgeValueError, UnknownName
 from .registry import ROUNDING_MODES
+from .tapered import COMPAT_CHOICES
 
 __all__ = ["COMPAT_CHOICES", "TaperedFormat"]
-
-#: ``compat`` values of a tapered format: fpforge's own semantics, or Huawei Ascend's (``docs/hif8.md``).
-COMPAT_CHOICES = ("default", "ascend")
 
 
 @dataclass(frozen=True)
