@@ -3,7 +3,7 @@
 __all__ = ["BlockDecoderSpec", "BlockEncoderSpec", "DecoderSpec", "DotSpec", "EncoderSpec", "ScaledEncoderSpec",
            "UnitSpec", "__version__", "spec_from_options"]
 
-__version__ = "0.1.0"
+from .golden.version import __version__  # kept below every layer: the generated Verilog's header names it
 
 _SPEC_NAMES = frozenset(__all__) - {"__version__"}
 

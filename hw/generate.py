@@ -6,46 +6,35 @@ import re
 from amaranth.back import verilog
 from amaranth.lib import wiring
 
-from .. import __version__
 from ..golden.checks import describe
 from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError
-from ..golden.floatformat import FloatFormat
-from ..golden.rng import DEFAULT_RAND_BITS
-from ..golden.taperedformat import TaperedFormat
+from ..golden.version import __version__
 from .block import BlockDecoder, BlockEncoder
-from .convert import Decoder, Encoder
+from .convert import Encoder
 from .dot import DotProduct
-from .hif8 import HiF8Decoder, HiF8Encoder
+from .hif8 import HiF8Encoder
 from .names import format_label, module_suffix
-from .pipeline import Pipeline, RegisteredIO
+from .pipeline import RegisteredIO
 from .scaling import ScaledEncoder
 from .spec import (
     MAX_LATENCY,
     MAX_PORT_BITS,
     UNITS,
-    BlockDecoderSpec,
-    BlockEncoderSpec,
-    DotSpec,
-    EncoderSpec,
-    ScaledEncoderSpec,
     UnitSpec,
     spec_from_options,
 )
+from .units import SCALAR_GATEWARE, build_and_drop, gateware_of
 
 __all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "VERILOG_KEYWORDS", "build_unit",
            "check_module_name", "check_unit", "default_name", "to_verilog"]
 
-_ = (MAX_LATENCY, MAX_PORT_BITS, UNITS)  # re-exported (their home is fpforge.hw.spec)
+_ = (MAX_LATENCY, MAX_PORT_BITS, UNITS, SCALAR_GATEWARE)  # re-exported (from fpforge.hw.spec and .units)
 
 #: Verilator -Wall style categories that yosys' Verilog writer (used by Amaranth) trips by design:
 #: implicit width extension/truncation of operands, unused bits of intermediate wires, hierarchical
 #: submodule names, initialised always-block regs and cases without default. They are switched off inside
 #: the generated file only (and back on at its end); every other -Wall warning stays an error in the tests.
 LINT_WAIVERS = ("WIDTHEXPAND", "WIDTHTRUNC", "UNUSEDSIGNAL", "DECLFILENAME", "PROCASSINIT", "CASEINCOMPLETE")
-
-#: The gateware of each scalar descriptor class: ``class: (encoder, decoder)`` (the one place a descriptor's
-#: class picks code; everything the units need they read from the descriptor).
-SCALAR_GATEWARE = {FloatFormat: (Encoder, Decoder), TaperedFormat: (HiF8Encoder, HiF8Decoder)}
 
 
 def build_unit(unit, **options):
@@ -59,13 +48,13 @@ def build_unit(unit, **options):
     wrapped in :class:`RegisteredIO` with ``io_registers`` (the paper's area method); ``scaled-encoder`` a
     :class:`~fpforge.hw.scaling.ScaledEncoder`.
 
-    The format's descriptor picks the gateware (:data:`SCALAR_GATEWARE`: ``Encoder``/``Decoder`` for
-    sign/exponent/mantissa formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones). A run-time-bias
-    format (CFloat8, SHP) gets a ``bias`` input port. ``ieee_denormals``, ``paper_literal`` and
-    ``compat="ascend"`` are sugar for the variants ``<format>_ieee``, ``hif8_literal`` and ``hif8_ascend``
-    (resolved into the spec's format). ``rand_bits`` (default 16) and ``seed`` (default 0) apply to
-    encoders with ``sr`` only: the width of the ``rand`` port, and the seed of a stream unit's generator
-    (and of the draws a combinational unit's regression drives).
+    The format's descriptor picks the gateware (:data:`fpforge.hw.units.SCALAR_GATEWARE`: ``Encoder``/``Decoder``
+    for sign/exponent/mantissa formats, ``HiF8Encoder``/``HiF8Decoder`` for tapered ones). A run-time-bias format
+    (CFloat8, SHP) gets a ``bias`` input port. ``ieee_denormals``, ``paper_literal`` and ``compat="ascend"`` are
+    sugar for the variants ``<format>_ieee``, ``hif8_literal`` and ``hif8_ascend`` (resolved into the spec's
+    format). ``rand_bits`` (default 16) and ``seed`` (default 0) apply to encoders with ``sr`` only: the width of
+    the ``rand`` port, and the seed of a stream unit's generator (and of the draws a combinational unit's regression
+    drives).
 
     Raises
     ------
@@ -82,45 +71,16 @@ def build_unit(unit, **options):
         spec = unit
     else:
         spec = spec_from_options(unit, **options)
-    fmt = spec.descriptor
-    if isinstance(spec, DotSpec):
-        unit = DotProduct(spec.config, stages=spec.stages, raw=spec.raw, scale=spec.scale, amax=spec.amax,
-                          out_format=spec.out_format, out_rounding=spec.rounding,
-                          saturate=True if spec.saturate is None else spec.saturate)
-        return RegisteredIO(unit) if spec.io_registers else unit
-    rand_bits = DEFAULT_RAND_BITS if getattr(spec, "rand_bits", None) is None else spec.rand_bits
-    seed = getattr(spec, "seed", None) or 0
-    if isinstance(spec, ScaledEncoderSpec):
-        return ScaledEncoder(fmt, spec.source, spec.lanes, spec.scaling, spec.rounding, spec.saturate,
-                             spec.nan_to_zero, rand_bits, False, False, spec.latency, seed)
-    if isinstance(spec, BlockEncoderSpec):
-        core = BlockEncoder(fmt, spec.source, spec.rounding, rand_bits)
-    elif isinstance(spec, BlockDecoderSpec):
-        core = BlockDecoder(fmt, spec.target)
-    elif isinstance(spec, EncoderSpec):
-        core = SCALAR_GATEWARE[type(fmt)][0](fmt, spec.source, spec.rounding, spec.saturate, spec.nan_to_zero,
-                                             rand_bits)
-    else:
-        core = SCALAR_GATEWARE[type(fmt)][1](fmt, spec.target)
-    return core if spec.latency == 0 else Pipeline(core, spec.latency, seed)
+    return gateware_of(spec)
 
 
 def check_unit(spec=None, **cfg) -> None:
     """Raise what :func:`build_unit` raises for ``spec`` (or the keywords ``cfg``); a valid configuration is
     built and dropped (without Amaranth's "created but never used" warning)."""
-    try:
-        unit = build_unit(**cfg) if spec is None else build_unit(spec, **cfg)
-    except Exception as e:  # a constructor that raised leaves an object Amaranth would warn about: silence it
-        tb = e.__traceback__
-        while tb is not None:
-            obj = tb.tb_frame.f_locals.get("self")
-            if hasattr(obj, "_MustUse__silence"):
-                obj._MustUse__silence = True
-            tb = tb.tb_next
-        raise
-    for obj in (unit, getattr(unit, "core", None)):
-        if obj is not None:
-            obj._MustUse__silence = True
+    if spec is None:
+        build_and_drop(build_unit, **cfg)
+    else:
+        build_and_drop(build_unit, spec, **cfg)
 
 
 #: Reserved words of Verilog-2005 and SystemVerilog (IEEE 1800-2017, Annex B): not module names, since a

@@ -22,32 +22,15 @@ from .hif8 import HiF8Encoder
 from .names import format_label
 from .pipeline import Pipeline
 from .rounding import MODE_WIDTH
+from .spec_fields import SCALED_SOURCES, SCALINGS, check_choice, check_lanes  # re-exported: the unit's options
 
 __all__ = ["SCALINGS", "SCALED_SOURCES", "Fp32Multiplier", "ScaledEncoder", "ScaledEncoderCore", "check_lanes",
            "running_max",
            "scalar_encoder"]
 
-#: Scale options: an FP32 multiply, or a power-of-two exponent add (scale ``2**k``, ``k`` a signed 9-bit port).
-SCALINGS = ("fp32", "pow2")
-#: Sources of the scaled encoder.
-SCALED_SOURCES = ("fp32", "bf16")
-
 _FP32 = SOURCES["fp32"]
 _QNAN = 0x7FC00000
 _INF = 0x7F800000
-
-
-def _check_choice(value, choices, what):
-    if not isinstance(value, str) or value not in choices:
-        raise FpforgeValueError(f"{what} must be one of {', '.join(choices)}, not {str(value)[:40]!r}")
-    return value
-
-
-def check_lanes(lanes):
-    """``lanes`` if it is a lane count a scaled encoder takes (1..64)."""
-    if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= 64:
-        raise FpforgeValueError(f"lanes must be an integer in 1..64, not {lanes!r}")
-    return lanes
 
 
 def scalar_encoder(fmt, source="fp32", roundings=None, saturate=False, nan_to_zero=False,
@@ -151,8 +134,8 @@ class Fp32Multiplier(wiring.Component):
     """
 
     def __init__(self, source="fp32", scaling="fp32"):
-        self._source = _check_choice(source, SCALED_SOURCES, "source")
-        self._scaling = _check_choice(scaling, SCALINGS, "scaling")
+        self._source = check_choice(source, SCALED_SOURCES, "source")
+        self._scaling = check_choice(scaling, SCALINGS, "scaling")
         members = {"a": In(SOURCES[source].bits)}
         members.update({"scale": In(32)} if scaling == "fp32" else {"scale_exp": In(signed(SCALE_EXP_BITS))})
         members.update({"y": Out(32), "flags": Out(len(Flag))})
@@ -186,8 +169,8 @@ class ScaledEncoderCore(wiring.Component):
     def __init__(self, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
                  nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False):
         self._MustUse__silence = True  # until the arguments are known good (an object that failed is not "unused")
-        _check_choice(source, SCALED_SOURCES, "source of a scaled encoder")
-        _check_choice(scaling, SCALINGS, "scaling")
+        check_choice(source, SCALED_SOURCES, "source of a scaled encoder")
+        check_choice(scaling, SCALINGS, "scaling")
         check_lanes(lanes)
         lane = scalar_encoder(fmt, "fp32", roundings, saturate, nan_to_zero, rand_bits, ieee_denormals,
                               paper_literal)  # validates the options; elaborate builds one per lane

@@ -222,9 +222,9 @@ class UnitSpec:
         """What only the gateware's constructors know (a target that cannot hold every value of the format,
         a block source): the unit is constructed — not elaborated — and dropped, so that a spec that exists
         builds. (Cheap for conversion units; a dot unit's rules are all in its DotConfig.)"""
-        from .generate import check_unit
+        from .units import build_and_drop, gateware_of
 
-        check_unit(self)
+        build_and_drop(gateware_of, self)
 
     def _check(self):
         """Rules between fields (after each field is checked)."""

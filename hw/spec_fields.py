@@ -8,16 +8,35 @@ from __future__ import annotations
 from ..golden.checks import as_bool, as_int, as_seed
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
 
-__all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "check_port_bits", "field_dot_rounding", "field_dot_saturate",
-           "field_flag", "field_lanes", "field_latency", "field_operand", "field_rand_bits", "field_rounding",
-           "field_saturate", "field_scaled_source", "field_scaling", "field_seed", "field_source", "field_stages",
-           "field_target"]
+__all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "SCALED_SOURCES", "SCALINGS", "check_choice", "check_lanes",
+           "check_port_bits", "field_dot_rounding", "field_dot_saturate", "field_flag", "field_lanes",
+           "field_latency", "field_operand", "field_rand_bits", "field_rounding", "field_saturate",
+           "field_scaled_source", "field_scaling", "field_seed", "field_source", "field_stages", "field_target"]
 
 #: Largest ``latency`` (conversion units) and ``stages`` (dot units): register stages beyond this only
 #: add flip-flops, and a typo such as 1000000 would otherwise build for hours.
 MAX_LATENCY = 64
 #: Largest width of one port (a block of a block unit, an operand of a dot unit), in bits.
 MAX_PORT_BITS = 1 << 16
+#: Scale options of a scaled encoder (:mod:`fpforge.hw.scaling`): an FP32 multiply, or a power-of-two exponent
+#: add (scale ``2**k``, ``k`` a signed 9-bit port).
+SCALINGS = ("fp32", "pow2")
+#: Sources of the scaled encoder.
+SCALED_SOURCES = ("fp32", "bf16")
+
+
+def check_choice(value, choices, what):
+    """``value`` if it is one of ``choices`` (names), else a one-line error naming them."""
+    if not isinstance(value, str) or value not in choices:
+        raise FpforgeValueError(f"{what} must be one of {', '.join(choices)}, not {str(value)[:40]!r}")
+    return value
+
+
+def check_lanes(lanes):
+    """``lanes`` if it is a lane count a scaled encoder takes (1..64)."""
+    if isinstance(lanes, bool) or not isinstance(lanes, int) or not 1 <= lanes <= 64:
+        raise FpforgeValueError(f"lanes must be an integer in 1..64, not {lanes!r}")
+    return lanes
 
 
 def field_dot_rounding(value, spec):
@@ -60,9 +79,7 @@ def field_target(value, spec):
 
 
 def field_scaled_source(value, spec):
-    from .scaling import SCALED_SOURCES, _check_choice
-
-    return _check_choice("fp32" if value is None else value, SCALED_SOURCES, "source of a scaled encoder")
+    return check_choice("fp32" if value is None else value, SCALED_SOURCES, "source of a scaled encoder")
 
 
 def field_rounding(value, spec):
@@ -73,9 +90,7 @@ def field_rounding(value, spec):
             raise FpforgeTypeError(f"rounding must be a mode name or a tuple of them, not {value!r}")
         if not value:
             raise FpforgeValueError("rounding names no mode; give at least one (or None for the format's default)")
-    from .spec import descriptor_of
-
-    fmt = descriptor_of(spec.format)
+    fmt = spec.descriptor  # the format's field is checked before this one
     return check_roundings(fmt, fmt.roundings[:1] if value is None else value)
 
 
@@ -115,15 +130,11 @@ def field_seed(value, spec):
 
 
 def field_lanes(value, spec):
-    from .scaling import check_lanes
-
     return check_lanes(value)
 
 
 def field_scaling(value, spec):
-    from .scaling import SCALINGS, _check_choice
-
-    return _check_choice("fp32" if value is None else value, SCALINGS, "scaling")
+    return check_choice("fp32" if value is None else value, SCALINGS, "scaling")
 
 
 def field_operand(value, spec):
