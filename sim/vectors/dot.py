@@ -4,115 +4,36 @@ exact FP32 rounding ties found by search)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ...golden.block import BlockEncoding
 from ...golden.dot.pipeline import element_fields
+from .dot_codes import (  # DotOperands, bias_kwargs, concat_dot_operands: re-exported (their home is dot_codes)
+    DotOperands,
+    bias_kwargs,
+    block_operands,
+    concat_dot_operands,
+    concat_operands,
+    dot_family,
+    eoff_top,
+    pos_codes,
+    random_biases,
+    scalar_codes,
+    scalar_dot_fields,
+    scale_range,
+    takes_bias,
+    with_sign,
+)
+from .dot_groups import directed_groups
 
 __all__ = ["DotOperands", "concat_dot_operands", "directed_dot_operands", "random_dot_operands"]
 
-
-def _family(fmt) -> str:
-    """``bdr``, ``ocp`` or ``scalar``: how the operand format's elements enter the datapath."""
-    return fmt.dot_side.family
-
-
-def _is_int(fmt) -> bool:
-    """An OCP MX operand with INT8 elements."""
-    return _family(fmt) == "ocp" and fmt.is_int
-
-
-@dataclass
-class DotOperands:
-    """Operands of n dot products of a :class:`fpforge.golden.dot.DotConfig`: ``a``/``b`` (BlockEncoding
-    (n, r) or scalar codes (n, r)), the run-time selects of ``fp8`` operands (n,), labels
-    ``(first index, description)``, and the run-time biases of CFloat8 operands (n,; zeros by default,
-    read only for operands with a run-time bias: :func:`bias_kwargs`)."""
-
-    a: object
-    b: object
-    sel_a: np.ndarray
-    sel_b: np.ndarray
-    labels: list
-    bias_a: np.ndarray = None
-    bias_b: np.ndarray = None
-
-    def __post_init__(self):
-        for name in ("bias_a", "bias_b"):
-            if getattr(self, name) is None:
-                setattr(self, name, np.zeros(len(self.sel_a), np.int64))
-
-    @property
-    def size(self):
-        return len(self.sel_a)
-
-
-def _takes_bias(fmt) -> bool:
-    return _family(fmt) == "scalar" and fmt.bias_bits > 0
-
-
-def bias_kwargs(cfg, ops) -> dict:
-    """``bias_a=``/``bias_b=`` of :func:`fpforge.golden.dot.dot` for the operands that take a run-time bias."""
-    out = {}
-    for name, fmt in (("bias_a", cfg.a), ("bias_b", cfg.b)):
-        if _takes_bias(fmt):
-            out[name] = np.asarray(getattr(ops, name), np.int64)
-    return out
-
-
-def random_biases(rng, n):
-    """Run-time biases of n dot products: the ends 0 and 63 in a quarter each, the rest uniform."""
-    b = rng.integers(0, 64, n)
-    u = rng.random(n)
-    return np.where(u < 0.25, 0, np.where(u < 0.5, 63, b)).astype(np.int64)
-
-
-def _level_codes(el, rng, levels, *, nonzero=True):
-    """Finite non-negative codes of any scalar element format whose exponent offset (``dot_fields``) is the
-    available one nearest to ``levels`` (an int array; the format's own offset range 0..``dot_eoff_max``)."""
-    table = np.arange(el.sign_mask)
-    _, sig, eoff, nan, inf = el.dot_fields(table, 0 if el.runtime_bias else None)
-    ok = ~nan & ~inf & ((sig != 0) if nonzero else True)
-    codes, offs = table[ok], eoff[ok] - (63 if el.runtime_bias else 0)
-    order = np.lexsort((codes, offs))
-    codes, offs = codes[order], offs[order]
-    avail = np.unique(offs)
-    lv = np.asarray(levels)
-    pos = np.clip(np.searchsorted(avail, lv), 0, len(avail) - 1)
-    lower = np.clip(pos - 1, 0, len(avail) - 1)
-    near = np.where(np.abs(avail[lower] - lv) < np.abs(avail[pos] - lv), avail[lower], avail[pos])
-    lo = np.searchsorted(offs, near, "left")
-    hi = np.searchsorted(offs, near, "right")
-    return codes[lo + (rng.random(lv.shape) * (hi - lo)).astype(np.int64)]
-
-
-def _eoff_top(el) -> int:
-    """The largest exponent offset of a finite code at a fixed bias (the format's own scale)."""
-    return el.dot_eoff_max - (63 if el.runtime_bias else 0)
-
-def _concat_operands(fmt, parts):
-    if isinstance(parts[0], BlockEncoding):
-        return BlockEncoding(fmt, np.concatenate([p.scale for p in parts]), np.concatenate([p.shift for p in parts]),
-                             np.concatenate([p.elem for p in parts]))
-    return np.concatenate([np.asarray(p, np.uint64) for p in parts])
-
-def concat_dot_operands(cfg, groups):
-    """One DotOperands from several (labels kept, indices shifted)."""
-    labels, start = [], 0
-    for g in groups:
-        labels += [(start + i, t) for i, t in g.labels]
-        start += g.size
-    return DotOperands(_concat_operands(cfg.a, [g.a for g in groups]), _concat_operands(cfg.b, [g.b for g in groups]),
-                       np.concatenate([g.sel_a for g in groups]), np.concatenate([g.sel_b for g in groups]), labels,
-                       np.concatenate([g.bias_a for g in groups]), np.concatenate([g.bias_b for g in groups]))
 
 def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     """Raw random fields of one operand: block scales around a per-vector base (offsets up to ``spread``
     per vector), random shifts and element bits; elements zeroed with ``zero_frac``; for formats with
     NaN/Inf codes, those codes replaced except in a ``special_frac`` share of the vectors."""
-    if _family(fmt) == "scalar":
+    if dot_family(fmt) == "scalar":
         codes = rng.integers(0, 1 << fmt.bits, (n, nb)).astype(np.int64)
         codes = np.where(rng.random((n, nb)) < zero_frac, codes & (1 << (fmt.bits - 1)), codes)
         return codes
@@ -121,13 +42,13 @@ def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     span = np.asarray(spread)[:, None]
     base = rng.integers(0, top + 1, (n, 1))
     off = np.round((rng.random((n, nb)) * 2 - 1) * span).astype(np.int64)
-    scale = np.clip(base + off, 0, top - (0 if _family(fmt) == "bdr" else 1))
-    if _family(fmt) != "bdr":  # OCP: a NaN scale in a few vectors
+    scale = np.clip(base + off, 0, top - (0 if dot_family(fmt) == "bdr" else 1))
+    if dot_family(fmt) != "bdr":  # OCP: a NaN scale in a few vectors
         nan = (rng.random((n, nb)) < 0.5) & (rng.random((n, 1)) < special_frac)
         scale = np.where(nan, 0xFF, scale)
     elem = rng.integers(0, 1 << fmt.elem_bits, (n, nb, k1)).astype(np.int64)
     elem = np.where(rng.random((n, nb, k1)) < zero_frac, elem & (1 << (fmt.elem_bits - 1)), elem)
-    if _family(fmt) == "bdr":
+    if dot_family(fmt) == "bdr":
         shift = rng.integers(0, fmt.beta + 1, (n, nb, fmt.n_sub)) if fmt.d2 else np.zeros((n, nb, fmt.n_sub))
     else:
         shift = np.zeros((n, nb, 0))
@@ -142,17 +63,13 @@ def _scalar_clean(fmt, codes, sel, rng, special_frac):
     out = codes.copy()
     keep = rng.random((len(codes), 1)) < special_frac
     for idx, el in enumerate(fmt.formats):
-        _, _, _, nan, inf = _fields(el, codes)
+        _, _, _, nan, inf = scalar_dot_fields(el, codes)
         bad = (nan | inf) & ~keep & (sel == idx)[:, None]
         out = np.where(bad, codes & (el.sign_mask | 1), out)
-        _, _, _, nan, inf = _fields(el, out)  # (a NaN at 1000...0, HiF8's or FNUZ's, stays one: 0)
+        _, _, _, nan, inf = scalar_dot_fields(el, out)  # (a NaN at 1000...0, HiF8's or FNUZ's, stays one: 0)
         out = np.where((nan | inf) & bad, 0, out)
     return out
 
-
-def _fields(el, codes):
-    """``dot_fields`` of codes of any scalar element format (a run-time bias read at 0: classes only)."""
-    return el.dot_fields(codes, 0 if el.runtime_bias else None)
 
 def random_dot_operands(cfg, n, seed):
     """``n`` random operand pairs for ``cfg``: half real data — variable-variance Gaussian vectors whose
@@ -172,20 +89,20 @@ def random_dot_operands(cfg, n, seed):
     sels = {}
     biases = {"a": None, "b": None}
     for side, fmt in (("a", cfg.a), ("b", cfg.b)):
-        sel = rng.integers(0, len(fmt.formats), n) if _family(fmt) == "scalar" else np.zeros(n, np.int64)
+        sel = rng.integers(0, len(fmt.formats), n) if dot_family(fmt) == "scalar" else np.zeros(n, np.int64)
         sels[side] = sel
         x = gaussian_vectors(max(n_real, 1), r, seed + (side == "b"), log2_sigma=(-30, 30))[:n_real]
         spreads = rng.choice([0, 3, 12, 40], (n_real, 1))
         u = np.round((rng.random((n_real, nb)) * 2 - 1) * spreads)
         x = (x.reshape(n_real, nb, cfg.k1) * np.exp2(u)[:, :, None]).reshape(n_real, r).astype(np.float32)
-        if _family(fmt) == "scalar":
+        if dot_family(fmt) == "scalar":
             real = np.zeros((n_real, r), np.uint64)
             for idx in range(len(fmt.formats)):
                 pick = sel[:n_real] == idx
                 if pick.any():
                     real[pick] = quantized_operands(cfg, x[pick], select=idx, side=side)
             unscaled = rng.random(n_real) < 0.25
-            bias = random_biases(rng, n) if _takes_bias(fmt) else np.zeros(n, np.int64)
+            bias = random_biases(rng, n) if takes_bias(fmt) else np.zeros(n, np.int64)
             biases[side] = bias
             from ...golden.minifloat import encode
             for idx, el in enumerate(fmt.formats):
@@ -202,39 +119,10 @@ def random_dot_operands(cfg, n, seed):
             real = encode_block(fmt, x)
             spread = rng.choice([0, 2, 8, 40, 1 << fmt.scale_bits], n_raw)
             raw = _raw_side(fmt, n_raw, nb, rng, spread=spread, special_frac=0.05)
-            ops.append(_concat_operands(fmt, [real, raw]))
+            ops.append(concat_operands(fmt, [real, raw]))
     labels = [(0, "random: quantized Gaussian data with spread block scales"), (n_real, "random: raw bit patterns")]
     return DotOperands(ops[0], ops[1], sels["a"], sels["b"], labels, biases["a"], biases["b"])
 
-def _pos_codes(fmt, rng, shape, *, nonzero=False, el=None):
-    """Random finite non-negative element codes (BDR magnitude, OCP/scalar float code, INT8 0..127)."""
-    if _family(fmt) == "bdr":
-        return rng.integers(1 if nonzero else 0, 1 << fmt.m, shape)
-    el = el if el is not None else fmt.element
-    if _is_int(fmt):
-        return rng.integers(1 if nonzero else 0, 128, shape)
-    codes = rng.integers(1 if nonzero else 0, el.sign_mask, shape)
-    _, _, _, nan, inf = element_fields(el, codes)
-    return np.where(nan | inf, 1 << el.mbits, codes)  # specials -> the smallest normal
-
-def _with_sign(fmt, codes, neg, el=None):
-    if _family(fmt) == "bdr":
-        return np.where(neg, codes | (1 << fmt.m), codes)
-    if _is_int(fmt):
-        return np.where(neg, (256 - codes) & 0xFF, codes)
-    el = el if el is not None else fmt.element
-    return np.where(neg, codes | el.sign_mask, codes)
-
-def _block_ops(fmt, scale, shift, elem):
-    n = scale.shape[0]
-    shift = np.zeros((n, scale.shape[1], fmt.n_sub if _family(fmt) == "bdr" else 0)) if shift is None else shift
-    return BlockEncoding(fmt, np.asarray(scale).astype(np.uint16), np.asarray(shift).astype(np.uint8),
-                         np.asarray(elem).astype(np.uint32))
-
-def _scale_range(fmt):
-    """(lowest, highest finite) scale field."""
-    top = (1 << fmt.scale_bits) - 1
-    return 0, top if _family(fmt) == "bdr" else top - 1
 
 def _fp32_tie(T, exp):
     """Per dot product: the FP32 rounding of T * 2**exp is an exact tie (and whether the kept LSB is odd)."""
@@ -268,7 +156,6 @@ def directed_dot_operands(cfg, seed=0):
     -Inf). ``fp8`` operands cycle through every (sel_a, sel_b) pair.
     """
     from ...golden.dot import dot
-    from .dot_groups import directed_groups
 
     rng = np.random.default_rng(seed)
     ops = concat_dot_operands(cfg, directed_groups(cfg, rng))
@@ -292,80 +179,34 @@ def _take(cfg, ops, idx, label):
     return DotOperands(take(cfg.a, ops.a), take(cfg.b, ops.b), ops.sel_a[idx], ops.sel_b[idx], [(0, label)],
                        ops.bias_a[idx], ops.bias_b[idx])
 
-def _group(cfg, a, b, label, sel_a=None, sel_b=None):
-    n = a.scale.shape[0] if hasattr(a, "scale") else len(a)
-    z = np.zeros(n, np.int64)
-    return DotOperands(a, b, z if sel_a is None else sel_a, z if sel_b is None else sel_b, [(0, label)])
-
-def _flip(fmt, codes):
-    if _family(fmt) == "bdr":
-        return codes ^ (1 << fmt.m)
-    if _is_int(fmt):
-        return (256 - codes) & 0xFF
-    return codes ^ fmt.element.sign_mask
-
-def _max_codes(fmt):
-    if _family(fmt) == "bdr":
-        return (1 << fmt.m) - 1
-    if fmt.is_int:
-        return 127
-    return fmt.element.max_code
-
-def _stack(fmt, rows):
-    sc = np.concatenate([r[0] for r in rows])
-    sh = None if rows[0][1] is None else np.concatenate([r[1] for r in rows])
-    el = np.concatenate([r[2] for r in rows])
-    return _block_ops(fmt, sc, sh, el)
-
-def _scalar_codes(fmt, sel, rng, shape, *, ef=None, level=None, nonzero=True):
-    """Finite codes of the scalar operand, format per vector from ``sel``; ``ef`` forces exponent fields
-    (sign/exponent/mantissa formats), ``level(el)`` exponent offsets (formats without exponent fields,
-    HiF8: :func:`_level_codes`)."""
-    out = np.zeros(shape, np.int64)
-    for idx, el in enumerate(fmt.formats):
-        codes = rng.integers(1 if nonzero else 0, el.sign_mask, shape)
-        fields = hasattr(el, "exp_max_field")
-        if level is not None and not fields:
-            codes = _level_codes(el, rng, np.broadcast_to(np.asarray(level(el)), shape))
-        elif ef is not None and fields:
-            e = np.broadcast_to(np.asarray(ef(el)), shape)
-            codes = (e << el.mbits) | (codes & ((1 << el.mbits) - 1))
-        _, _, _, nan, inf = _fields(el, codes)
-        if fields:
-            codes = np.where(nan | inf, codes - (1 << el.mbits), codes)
-        else:
-            codes = np.where(nan | inf, el.max_code, codes)
-        codes = codes | (rng.integers(0, 2, shape) * el.sign_mask)
-        out = np.where((sel == idx).reshape((-1,) + (1,) * (len(shape) - 1)), codes, out)
-    return out
 
 def _tie_candidates(cfg, rng):
     """Sparse and dense operands whose sums often need FP32 rounding near a tie."""
     
     n = 6000
-    if _family(cfg.a) == "scalar":
+    if dot_family(cfg.a) == "scalar":
         sa = rng.integers(0, len(cfg.a.formats), n)
         sb = rng.integers(0, len(cfg.b.formats), n)
         ef = lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r))  # noqa: E731
-        level = lambda el: rng.integers(0, _eoff_top(el) + 1, (n, cfg.r))  # noqa: E731
-        a = _scalar_codes(cfg.a, sa, rng, (n, cfg.r), ef=ef, level=level)
-        b = _scalar_codes(cfg.b, sb, rng, (n, cfg.r), ef=ef, level=level)
+        level = lambda el: rng.integers(0, eoff_top(el) + 1, (n, cfg.r))  # noqa: E731
+        a = scalar_codes(cfg.a, sa, rng, (n, cfg.r), ef=ef, level=level)
+        b = scalar_codes(cfg.b, sb, rng, (n, cfg.r), ef=ef, level=level)
         keep = rng.random((n, cfg.r)) < rng.choice([0.1, 0.3, 1.0], (n, 1))
         return DotOperands(np.where(keep, a, 0).astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, "ties")],
-                           random_biases(rng, n) if _takes_bias(cfg.a) else None,
-                           random_biases(rng, n) if _takes_bias(cfg.b) else None)
+                           random_biases(rng, n) if takes_bias(cfg.a) else None,
+                           random_biases(rng, n) if takes_bias(cfg.b) else None)
     out = []
     for fmt in (cfg.a, cfg.b):
-        lo, hi = _scale_range(fmt)
+        lo, hi = scale_range(fmt)
         # half near the middle of the scale range (normal-range ties when T is wide), half low (subnormal ties)
         base = np.where(rng.random((n, 1)) < 0.5, rng.integers(lo, hi + 1, (n, 1)),
                         rng.integers(lo, lo + max(2, (hi - lo) // 3) + 1, (n, 1)))
         sc = np.clip(base + rng.integers(-2, 3, (n, cfg.nb)), lo, hi)
-        sh = rng.integers(0, fmt.beta + 1, (n, cfg.nb, fmt.n_sub)) if _family(fmt) == "bdr" else None
-        el = _pos_codes(fmt, rng, (n, cfg.nb, cfg.k1))
-        el = _with_sign(fmt, el, rng.random(el.shape) < 0.5)
+        sh = rng.integers(0, fmt.beta + 1, (n, cfg.nb, fmt.n_sub)) if dot_family(fmt) == "bdr" else None
+        el = pos_codes(fmt, rng, (n, cfg.nb, cfg.k1))
+        el = with_sign(fmt, el, rng.random(el.shape) < 0.5)
         keep = rng.random(el.shape) < rng.choice([0.05, 0.2, 1.0], (n, 1, 1))
         el = np.where(keep, el, 0)
-        out.append(_block_ops(fmt, sc, sh, el))
+        out.append(block_operands(fmt, sc, sh, el))
     z = np.zeros(n, np.int64)
     return DotOperands(out[0], out[1], z, z, [(0, "ties")])

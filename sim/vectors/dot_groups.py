@@ -6,23 +6,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dot import (
+from .dot_codes import (
     DotOperands,
-    _block_ops,
-    _eoff_top,
-    _family,
-    _fields,
-    _flip,
-    _group,
-    _is_int,
-    _max_codes,
-    _pos_codes,
-    _scalar_codes,
-    _scale_range,
-    _stack,
-    _takes_bias,
-    _with_sign,
+    block_operands,
+    dot_family,
+    eoff_top,
+    flip_sign,
+    is_int_operand,
+    labelled_group,
+    max_codes,
+    pos_codes,
     random_biases,
+    scalar_codes,
+    scalar_dot_fields,
+    scale_range,
+    stack_blocks,
+    takes_bias,
+    with_sign,
 )
 
 __all__ = ["BLOCK_GROUPS", "SCALAR_GROUPS", "directed_groups"]
@@ -37,17 +37,17 @@ class _BlockContext:
 
     def fields(self, fmt, n, *, scale=None, nonzero=False, neg=None):
         """Random (scale, shifts, signed element codes) of n operands, scales near the middle of the range."""
-        lo, hi = _scale_range(fmt)
+        lo, hi = scale_range(fmt)
         mid = (lo + hi) // 2
         sc = self.rng.integers(max(lo, mid - 4), min(hi, mid + 4) + 1, (n, self.nb)) if scale is None \
             else np.broadcast_to(np.asarray(scale), (n, self.nb))
-        sh = self.rng.integers(0, fmt.beta + 1, (n, self.nb, fmt.n_sub)) if _family(fmt) == "bdr" else None
-        el = _pos_codes(fmt, self.rng, (n, self.nb, self.k1), nonzero=nonzero)
+        sh = self.rng.integers(0, fmt.beta + 1, (n, self.nb, fmt.n_sub)) if dot_family(fmt) == "bdr" else None
+        el = pos_codes(fmt, self.rng, (n, self.nb, self.k1), nonzero=nonzero)
         neg = self.rng.random((n, self.nb, self.k1)) < 0.5 if neg is None else neg
-        return sc, sh, _with_sign(fmt, el, neg)
+        return sc, sh, with_sign(fmt, el, neg)
 
     def ops(self, fmt, sc, sh, el):
-        return _block_ops(fmt, sc, sh, el)
+        return block_operands(fmt, sc, sh, el)
 
 
 class _ScalarContext:
@@ -66,9 +66,9 @@ class _ScalarContext:
     def add(self, a, b, sa, sb, label, bias_a=None, bias_b=None):
         """One group; operands with a run-time bias get random biases (a quarter each at 0 and 63) unless given."""
         n = len(sa)
-        if bias_a is None and _takes_bias(self.a):
+        if bias_a is None and takes_bias(self.a):
             bias_a = random_biases(self.bias_rng, n)
-        if bias_b is None and _takes_bias(self.b):
+        if bias_b is None and takes_bias(self.b):
             bias_b = random_biases(self.bias_rng, n)
         self.groups.append(DotOperands(a.astype(np.uint64), b.astype(np.uint64), sa, sb, [(0, label)], bias_a,
                                        bias_b))
@@ -85,21 +85,21 @@ def block_zeros(ctx):
     n = 6
     sa, ha, ea = fields(fa, n)
     sb, hb, eb = fields(fb, n)
-    za = _with_sign(fa, np.zeros_like(ea), rng.random(ea.shape) < 0.5)
-    zb = _with_sign(fb, np.zeros_like(eb), rng.random(eb.shape) < 0.5)
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, eb), "zeros: A all zero"))
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, zb), "zeros: both all zero"))
+    za = with_sign(fa, np.zeros_like(ea), rng.random(ea.shape) < 0.5)
+    zb = with_sign(fb, np.zeros_like(eb), rng.random(eb.shape) < 0.5)
+    ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, eb), "zeros: A all zero"))
+    ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, za), ops(fb, sb, hb, zb), "zeros: both all zero"))
     if nb > 1:
-        la, ha_ = _scale_range(fa)
-        lb, hb_ = _scale_range(fb)
+        la, ha_ = scale_range(fa)
+        lb, hb_ = scale_range(fb)
         sa, ha, ea = fields(fa, n, nonzero=True)
         sb, hb, eb = fields(fb, n, nonzero=True)
         sa = sa.copy()
         sb = sb.copy()
         sa[:, 0], sb[:, 0] = ha_, hb_
         ea = ea.copy()
-        ea[:, 0] = _with_sign(fa, np.zeros_like(ea[:, 0]), rng.random(ea[:, 0].shape) < 0.5)
-        ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb),
+        ea[:, 0] = with_sign(fa, np.zeros_like(ea[:, 0]), rng.random(ea[:, 0].shape) < 0.5)
+        ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb),
                              "zeros: a zero block at the largest scales beside live blocks"))
 
 
@@ -118,20 +118,20 @@ def block_cancellation(ctx):
             if arr is not None:
                 arr[:, h : 2 * h] = arr[:, :h]
         ea[:, h : 2 * h] = ea[:, :h]
-        eb[:, h : 2 * h] = _flip(fb, eb[:, :h])
+        eb[:, h : 2 * h] = flip_sign(fb, eb[:, :h])
         if nb % 2:
-            ea[:, -1] = _with_sign(fa, np.zeros_like(ea[:, -1]), False)
+            ea[:, -1] = with_sign(fa, np.zeros_like(ea[:, -1]), False)
     else:
         h = k1 // 2
         ea[:, :, h:] = ea[:, :, :h]
-        eb[:, :, h:] = _flip(fb, eb[:, :, :h])
+        eb[:, :, h:] = flip_sign(fb, eb[:, :, :h])
         for arr in (ha, hb):
             if arr is not None:
                 arr[:, :, :] = arr[:, :, :1]  # one shift per block: the mirrored halves cancel exactly
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "full cancellation: exact zero"))
+    ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "full cancellation: exact zero"))
     eb2 = eb.copy()
-    eb2[:, -1, -1] = _flip(fb, eb2[:, -1, -1])
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb2), "near cancellation: a small residue"))
+    eb2[:, -1, -1] = flip_sign(fb, eb2[:, -1, -1])
+    ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb2), "near cancellation: a small residue"))
 
 
 def dominant_block(ctx):
@@ -140,7 +140,7 @@ def dominant_block(ctx):
     if nb > 1:
         W, f = cfg.W, cfg.f
         dists = sorted({1, W - 1, f - 3, f - 2, f - 1, f, f + 1, f + 5, 2 * f + W, 10**6})
-        la, ha_ = _scale_range(fa)
+        la, ha_ = scale_range(fa)
         rows_a, rows_b = [], []
         for d in dists:
             for _ in range(2):
@@ -149,20 +149,20 @@ def dominant_block(ctx):
                 sa = sa.copy()
                 sa[:, :] = ha_
                 sa[:, 1:] = max(la, ha_ - d)
-                sb = np.full_like(sb, (_scale_range(fb)[0] + _scale_range(fb)[1]) // 2)
-                if _family(fa) == "bdr":
+                sb = np.full_like(sb, (scale_range(fb)[0] + scale_range(fb)[1]) // 2)
+                if dot_family(fa) == "bdr":
                     ha[:, 0] = 0
                 rows_a.append((sa, ha, ea))
                 rows_b.append((sb, hb, eb))
-        ctx.groups.append(_group(cfg, _stack(fa, rows_a), _stack(fb, rows_b),
+        ctx.groups.append(labelled_group(cfg, stack_blocks(fa, rows_a), stack_blocks(fb, rows_b),
                              "one dominant block, the others at distances around the window edge and beyond"))
 
 
 def extreme_scales(ctx):
     """Extreme scales."""
     cfg, fa, fb, fields = ctx.cfg, ctx.a, ctx.b, ctx.fields
-    la, ha_ = _scale_range(fa)
-    lb, hb_ = _scale_range(fb)
+    la, ha_ = scale_range(fa)
+    lb, hb_ = scale_range(fb)
     rows_a, rows_b = [], []
     for s_a, s_b in ((ha_, hb_), (la, lb), (ha_, lb), (la, hb_)):
         for _ in range(3):
@@ -170,14 +170,14 @@ def extreme_scales(ctx):
             sb, hb, eb = fields(fb, 1, scale=s_b, nonzero=True)
             rows_a.append((sa, ha, ea))
             rows_b.append((sb, hb, eb))
-    ctx.groups.append(_group(cfg, _stack(fa, rows_a), _stack(fb, rows_b), "largest and smallest scales"))
+    ctx.groups.append(labelled_group(cfg, stack_blocks(fa, rows_a), stack_blocks(fb, rows_b), "largest and smallest scales"))
 
 
 def scale_sweep(ctx):
     """The result exponent across FP32's subnormal boundary: sweep the scale of A with B at its lowest."""
     cfg, fa, fb, fields = ctx.cfg, ctx.a, ctx.b, ctx.fields
-    la, ha_ = _scale_range(fa)
-    lb, hb_ = _scale_range(fb)
+    la, ha_ = scale_range(fa)
+    lb, hb_ = scale_range(fb)
     rows_a, rows_b = [], []
     mid_b = lb
     for s_a in range(la, ha_ + 1, max(1, (ha_ - la) // 48)):
@@ -185,13 +185,13 @@ def scale_sweep(ctx):
         sb, hb, eb = fields(fb, 1, scale=mid_b + (s_a % 3), nonzero=True)
         rows_a.append((sa, ha, ea))
         rows_b.append((sb, hb, eb))
-    ctx.groups.append(_group(cfg, _stack(fa, rows_a), _stack(fb, rows_b), "scale sweep (FP32 range ends)"))
+    ctx.groups.append(labelled_group(cfg, stack_blocks(fa, rows_a), stack_blocks(fb, rows_b), "scale sweep (FP32 range ends)"))
 
 
 def shift_combinations(ctx):
     """Every sub-block shift combination."""
     cfg, fa, fb, nb, fields, ops = ctx.cfg, ctx.a, ctx.b, ctx.nb, ctx.fields, ctx.ops
-    if _family(fa) == "bdr" and (fa.beta or fb.beta):
+    if dot_family(fa) == "bdr" and (fa.beta or fb.beta):
         combos = [(x, y) for x in range(fa.beta + 1) for y in range(fb.beta + 1)]
         n = len(combos) * 2
         sa, ha, ea = fields(fa, n, nonzero=True)
@@ -201,12 +201,12 @@ def shift_combinations(ctx):
                 for s in range(fa.n_sub):
                     ta, tb = combos[(v + s + j) % len(combos)]
                     ha[v, j, s], hb[v, j, s] = ta, tb
-        ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "every sub-block shift combination"))
+        ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "every sub-block shift combination"))
         sa, ha, ea = fields(fa, 4, nonzero=True)
         sb, hb, eb = fields(fb, 4, nonzero=True)
         ha[:] = fa.beta
         hb[:] = fb.beta
-        ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "all sub-blocks at the largest shift"))
+        ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "all sub-blocks at the largest shift"))
 
 
 def largest_block_magnitudes(ctx):
@@ -218,15 +218,15 @@ def largest_block_magnitudes(ctx):
     if ha is not None:
         ha[:] = 0
         hb[:] = 0
-    ma, mb = _max_codes(fa), _max_codes(fb)
+    ma, mb = max_codes(fa), max_codes(fb)
     neg = (np.arange(n) % 2 == 1)[:, None, None]
-    ea = _with_sign(fa, np.broadcast_to(ma, (n, nb, k1)), np.broadcast_to(neg, (n, nb, k1)))
+    ea = with_sign(fa, np.broadcast_to(ma, (n, nb, k1)), np.broadcast_to(neg, (n, nb, k1)))
     eb = np.broadcast_to(mb, (n, nb, k1)).copy()
-    if _is_int(fa):
+    if is_int_operand(fa):
         ea = np.where(neg, 0x80, ea)  # -128
-    if _is_int(fb):
+    if is_int_operand(fb):
         eb = np.where(np.arange(n)[:, None, None] >= 2, 0x80, eb)
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "largest magnitudes, both signs"))
+    ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "largest magnitudes, both signs"))
 
 
 def single_product_blocks(ctx):
@@ -236,8 +236,8 @@ def single_product_blocks(ctx):
     sa, ha, ea = fields(fa, n, nonzero=True)
     sb, hb, eb = fields(fb, n, nonzero=True)
     lane = np.arange(cfg.r).reshape(1, nb, k1) == np.arange(n)[:, None, None]
-    ea = np.where(lane, ea, _with_sign(fa, np.zeros_like(ea), False))
-    ctx.groups.append(_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "a single non-zero product in every lane"))
+    ea = np.where(lane, ea, with_sign(fa, np.zeros_like(ea), False))
+    ctx.groups.append(labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "a single non-zero product in every lane"))
 
 
 def block_specials(ctx):
@@ -256,8 +256,8 @@ def _specials_block(ctx):
     sa[0, 0] = 0xFF  # NaN scale in A
     sb[1, -1] = 0xFF  # NaN scale in B
     for fmt, arr, rows in ((fa, ea, (2, 3)), (fb, eb, (4,))):
-        el = fmt.element if _family(fmt) == "ocp" else None
-        if el is None or _is_int(fmt) or not (el.has_nan or el.has_inf):
+        el = fmt.element if dot_family(fmt) == "ocp" else None
+        if el is None or is_int_operand(fmt) or not (el.has_nan or el.has_inf):
             continue
         arr[rows[0], 0, 1] = el.nan_code()
         if el.has_inf:
@@ -267,11 +267,11 @@ def _specials_block(ctx):
             arr[6, -1, 4] = el.inf_code | el.sign_mask  # ... and -Inf: NaN
     # Inf x 0
     for fmt, arr, other, oarr in ((fa, ea, fb, eb), (fb, eb, fa, ea)):
-        el = fmt.element if _family(fmt) == "ocp" else None
-        if el is not None and not _is_int(fmt) and el.has_inf:
+        el = fmt.element if dot_family(fmt) == "ocp" else None
+        if el is not None and not is_int_operand(fmt) and el.has_inf:
             arr[7, 0, 0] = el.inf_code
-            oarr[7, 0, 0] = _with_sign(other, np.zeros(1, np.int64), False)[0]
-    return _group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "special values: NaN/Inf elements and scales")
+            oarr[7, 0, 0] = with_sign(other, np.zeros(1, np.int64), False)[0]
+    return labelled_group(cfg, ops(fa, sa, ha, ea), ops(fb, sb, hb, eb), "special values: NaN/Inf elements and scales")
 
 
 # -- scalar operands -------------------------------------------------------------------------------------
@@ -281,14 +281,14 @@ def scalar_zeros(ctx):
     sels, add, sign_of = ctx.sels, ctx.add, ctx.sign_of
     n = 2 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r)) & sign_of(fa, sa)
-    b = _scalar_codes(fb, sb, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r)) & sign_of(fa, sa)
+    b = scalar_codes(fb, sb, rng, (n, r))
     add(a, b, sa, sb, "zeros: A all zero (±0)")
     add(a, b & sign_of(fb, sb), sa, sb, "zeros: both all zero")
     # zero elements at the largest exponent beside live ones
-    a = _scalar_codes(fa, sa, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r))
     a[:, 0] = 0
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits, level=_eoff_top)
+    b = scalar_codes(fb, sb, rng, (n, r), ef=lambda el: el.max_code >> el.mbits, level=eoff_top)
     add(a, b, sa, sb, "zeros: a zero element against the largest exponent")
 
 
@@ -298,8 +298,8 @@ def scalar_cancellation(ctx):
     sels, add, sign_of = ctx.sels, ctx.add, ctx.sign_of
     n = 4 * len(pairs)
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r))
-    b = _scalar_codes(fb, sb, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r))
+    b = scalar_codes(fb, sb, rng, (n, r))
     h = r // 2
     a[:, h : 2 * h] = a[:, :h]
     b[:, h : 2 * h] = b[:, :h] ^ sign_of(fb, sb)
@@ -320,24 +320,24 @@ def dominant_product(ctx):
         for s_a, s_b in pairs:
             el_a, el_b = fa.formats[s_a], fb.formats[s_b]
             if not hasattr(el_a, "exp_max_field") or not hasattr(el_b, "exp_max_field"):  # by exponent offsets
-                top = _eoff_top(el_a)
+                top = eoff_top(el_a)
                 lv = np.full((1, r), max(0, top - d))
                 lv[0, 0] = top
-                a = _scalar_codes(fa, np.array([s_a]), rng, (1, r), ef=lambda el: np.maximum(
+                a = scalar_codes(fa, np.array([s_a]), rng, (1, r), ef=lambda el: np.maximum(
                     1, (el.max_code >> el.mbits) - np.minimum(d, top - lv)), level=lambda el: lv)
-                b = _scalar_codes(fb, np.array([s_b]), rng, (1, r), ef=lambda el: max(1, el.exp_max_field // 2),
-                                  level=lambda el: _eoff_top(el) // 2)
+                b = scalar_codes(fb, np.array([s_b]), rng, (1, r), ef=lambda el: max(1, el.exp_max_field // 2),
+                                  level=lambda el: eoff_top(el) // 2)
                 rows.append((a, b, s_a, s_b))
                 continue
             top_a = el_a.max_code >> el_a.mbits
-            a = _scalar_codes(fa, np.array([s_a]), rng, (1, r))
-            b = _scalar_codes(fb, np.array([s_b]), rng, (1, r))
+            a = scalar_codes(fa, np.array([s_a]), rng, (1, r))
+            b = scalar_codes(fb, np.array([s_b]), rng, (1, r))
             # product exponent offsets: A's exponent field sets the distance, B at its middle
             mid_b = max(1, el_b.exp_max_field // 2)
             a_e = np.full(r, max(1, top_a - d))
             a_e[0] = top_a
             a = (a & ~(el_a.exp_max_field << el_a.mbits)) | (a_e << el_a.mbits)
-            _, _, _, nan, _ = _fields(el_a, a)
+            _, _, _, nan, _ = scalar_dot_fields(el_a, a)
             a = np.where(nan, a - 1, a)
             b = (b & ~(el_b.exp_max_field << el_b.mbits)) | (mid_b << el_b.mbits)
             rows.append((a, b, s_a, s_b))
@@ -353,12 +353,12 @@ def extreme_exponents(ctx):
     n = 3 * len(pairs)
     sa, sb = sels(n)
     top = lambda el: el.max_code >> el.mbits  # noqa: E731
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=top, level=_eoff_top)
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=top, level=_eoff_top)
+    a = scalar_codes(fa, sa, rng, (n, r), ef=top, level=eoff_top)
+    b = scalar_codes(fb, sb, rng, (n, r), ef=top, level=eoff_top)
     ends = np.arange(n) % 2 == 0  # largest exponents at the smallest bias, and at the largest
     add(a, b, sa, sb, "largest exponents", np.where(ends, 0, 63), np.where(ends, 0, 63))
-    a = _scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0, level=lambda el: 0)
-    b = _scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0, level=lambda el: 0)
+    a = scalar_codes(fa, sa, rng, (n, r), ef=lambda el: 0, level=lambda el: 0)
+    b = scalar_codes(fb, sb, rng, (n, r), ef=lambda el: 0, level=lambda el: 0)
     add(a, b, sa, sb, "subnormal elements", np.where(ends, 63, 0), np.where(ends, 63, 0))
 
 
@@ -368,9 +368,9 @@ def single_products(ctx):
     sels, add = ctx.sels, ctx.add
     n = r
     sa, sb = sels(n)
-    a = _scalar_codes(fa, sa, rng, (n, r))
+    a = scalar_codes(fa, sa, rng, (n, r))
     a = np.where(np.eye(r, dtype=bool)[:n], a, 0)
-    b = _scalar_codes(fb, sb, rng, (n, r))
+    b = scalar_codes(fb, sb, rng, (n, r))
     add(a, b, sa, sb, "a single non-zero product in every lane")
 
 
@@ -392,8 +392,8 @@ def scalar_specials(ctx):
     if cfg.specials:
         n = 6 * len(pairs)
         sa, sb = sels(n)
-        a = _scalar_codes(fa, sa, rng, (n, r))
-        b = _scalar_codes(fb, sb, rng, (n, r))
+        a = scalar_codes(fa, sa, rng, (n, r))
+        b = scalar_codes(fb, sb, rng, (n, r))
         for v in range(n):
             el_a, el_b = fa.formats[sa[v]], fb.formats[sb[v]]
             kind = v // len(pairs)
@@ -428,7 +428,7 @@ SCALAR_GROUPS = (scalar_zeros, scalar_cancellation, dominant_product, extreme_ex
 
 def directed_groups(cfg, rng) -> list:
     """The DotOperands of every directed group of ``cfg`` (block or scalar operands), in order."""
-    scalar = _family(cfg.a) == "scalar"
+    scalar = dot_family(cfg.a) == "scalar"
     ctx = (_ScalarContext if scalar else _BlockContext)(cfg, rng)
     for group in SCALAR_GROUPS if scalar else BLOCK_GROUPS:
         group(ctx)
