@@ -162,7 +162,7 @@ class ProofUnit:
     @staticmethod
     def _reference(cfg, name=None):
         from ..hw.generate import build_unit, default_name, to_verilog
-        from .regress import ports_of
+        from .ports import ports_of
 
         spec = unit_spec(cfg)
         unit = build_unit(spec)

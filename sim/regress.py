@@ -6,7 +6,6 @@ import hashlib
 from pathlib import Path
 
 from amaranth import Shape
-from amaranth.lib.wiring import In
 
 from ..golden.checks import as_int
 from ..golden.errors import FpforgeValueError
@@ -15,6 +14,7 @@ from ..hw.generate import build_unit, default_name, to_verilog
 from ..hw.spec import UnitSpec, as_spec
 from ..jobs import cache_dir
 from .cases import unit_case
+from .ports import config_key, default_lanes, ports_of, stream_layouts
 from .run import SIMULATORS, SimulatorMissing, run_case
 
 __all__ = ["DEFAULT_VECTORS", "MAX_VECTORS", "config_key", "default_lanes", "default_vectors", "exhaustive",
@@ -35,37 +35,9 @@ DEFAULT_VECTORS = {
 MAX_VECTORS = 10_000_000
 
 
-def ports_of(component) -> dict:
-    """``{name: ("in"|"out", width)}`` of a combinational component."""
-    return {name: ("in" if m.flow == In else "out", Shape.cast(m.shape).width)
-            for name, m in component.signature.members.items()}
-
-
-def stream_layouts(pipeline):
-    """(input, output) payload layouts of a Pipeline as lists of (name, offset, width)."""
-    def fields(layout):
-        return [(name, f.offset, Shape.cast(f.shape).width) for name, f in layout]
-    return fields(pipeline.i.p.shape()), fields(pipeline.o.p.shape())
-
-
-def config_key(cfg) -> str:
-    """A short stable name for a unit (a spec or a keyword dict; build directories): its spec's key."""
-    return as_spec(cfg).key
-
-
 def _options(cfg) -> dict:
     """The keyword form of a unit (a spec's :meth:`~fpforge.hw.spec.UnitSpec.as_options`, or the dict itself)."""
     return cfg.as_options() if isinstance(cfg, UnitSpec) else cfg
-
-
-#: Lanes of a combinational case when the caller does not choose: Icarus evaluates narrow lanes faster
-#: (8 lanes ran FP32 encoders 1.3-1.7x faster than 64 on this project's machines); Verilator's run is
-#: bound by cocotb's per-step cost (64 lanes), but its C++ compile grows with the lanes, so small cases
-#: (decoders) build 16.
-def default_lanes(sim, vectors):
-    if sim == "icarus":
-        return 8
-    return 64 if vectors > 100_000 else 16
 
 
 def exhaustive(cfg) -> bool:

@@ -223,7 +223,7 @@ def multiplier_case(source="fp32", scaling="fp32", *, n_random=100_000, seed=1, 
 def regress_scaled(cfg, sim, *, unit, name, verilog, vectors=4000, seed=1, build_root="build/sim", stall=0.3,
                    progress=None):
     """Run a scaled encoder's stream case (``vectors`` transfers) on ``sim``; returns a ``Result``."""
-    from .regress import config_key, ports_of, stream_layouts
+    from .ports import config_key, ports_of, stream_layouts
     from .run import run_case
 
     case = scaled_encoder_case(cfg, n_transfers=vectors, seed=seed)
@@ -237,7 +237,7 @@ def regress_multiplier(sim, source="fp32", scaling="fp32", *, build_root="build/
     """Run :func:`multiplier_case` on the combinational multiplier under ``sim``; returns a ``Result``."""
     from ..hw.generate import to_verilog
     from ..hw.scaling import Fp32Multiplier
-    from .regress import default_lanes, ports_of
+    from .ports import default_lanes, ports_of
     from .run import run_case
 
     unit = Fp32Multiplier(source, scaling)
