@@ -20,6 +20,7 @@ if __name__ != "fpforge.sweep":  # the folder imported as a top-level package: a
 from .run import evaluate, run
 from .space import PRESETS, Space, load_space, point, preset_points
 from .spaces import SPACES
+from . import area  # noqa: F401 - its tables join the built-in spaces load_space knows, after SPACES
 from .table import COLUMNS, SweepResult, memory_accesses, memory_rel, pareto, read_csv
 
 __all__ = ["COLUMNS", "PRESETS", "SPACES", "Space", "SweepResult", "evaluate", "load_space", "memory_accesses",

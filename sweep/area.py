@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ..golden import get_format
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json
 from .run import synthesize_units
+from .space import register_spaces
 from .table import memory_accesses
 
 __all__ = ["AREA_SPACES", "AreaSpace", "AreaTable", "resolve_format", "run_area", "unit_form"]
@@ -350,5 +351,5 @@ def area_p3109():
                      [_grid([f"binary8p{p}{s}{d}" for s in "su" for d in "ef"], rows) for p in range(1, 8)])
 
 
-AREA_SPACES = {"area-fp8": area_fp8, "area-hif8": area_hif8, "area-cfloat": area_cfloat, "area-block": area_block,
-               "area-dot": area_dot, "area-p3109": area_p3109}
+AREA_SPACES = register_spaces({"area-fp8": area_fp8, "area-hif8": area_hif8, "area-cfloat": area_cfloat,
+                               "area-block": area_block, "area-dot": area_dot, "area-p3109": area_p3109})

@@ -583,24 +583,35 @@ def from_dict(data: dict, where="", announce=None) -> Space:
     return space
 
 
-def load_space(space, announce=None):
-    """A built-in space by name (``fpforge.sweep.SPACES``), a TOML file path, or a :class:`Space` as is.
-    A TOML file is checked whole before any point is made (:func:`from_dict`; ``announce`` is told the size of
-    a large grid before it is expanded)."""
-    from .area import AREA_SPACES
-    from .spaces import SPACES
+#: The catalogues of built-in spaces (``{name: function returning the space}``), in the order they are listed:
+#: ``fpforge.sweep.SPACES`` (:mod:`fpforge.sweep.spaces`) and the area tables (``fpforge.sweep.area.AREA_SPACES``).
+#: Each module adds its own (:func:`register_spaces`), so that this module, below both, imports neither;
+#: ``fpforge.sweep`` imports both, so the catalogue is complete once any sweep module is imported.
+BUILT_IN_SPACES: list = []
 
+
+def register_spaces(catalogue: dict) -> dict:
+    """Add a catalogue of built-in spaces (``{name: function returning the space}``) to those
+    :func:`load_space` knows by name; returns it."""
+    BUILT_IN_SPACES.append(catalogue)
+    return catalogue
+
+
+def load_space(space, announce=None):
+    """A built-in space by name (``fpforge.sweep.SPACES``, ``fpforge.sweep.area.AREA_SPACES``), a TOML file
+    path, or a :class:`Space` as is. A TOML file is checked whole before any point is made (:func:`from_dict`;
+    ``announce`` is told the size of a large grid before it is expanded)."""
     if isinstance(space, Space) or getattr(space, "kind", None) == "area":
         return space
     if not isinstance(space, (str, Path)):
         raise FpforgeTypeError(f"space must be a built-in name, a TOML file or a Space, not {space!r}")
-    if str(space) in SPACES:
-        return SPACES[str(space)]()
-    if str(space) in AREA_SPACES:
-        return AREA_SPACES[str(space)]()
+    for catalogue in BUILT_IN_SPACES:
+        if str(space) in catalogue:
+            return catalogue[str(space)]()
     path = Path(space)
     if path.suffix.lower() != ".toml" or not path.is_file():
-        raise UnknownName(f"unknown space {str(space)!r}: not a built-in space ({', '.join([*SPACES, *AREA_SPACES])}) "
+        names = [name for catalogue in BUILT_IN_SPACES for name in catalogue]
+        raise UnknownName(f"unknown space {str(space)!r}: not a built-in space ({', '.join(names)}) "
                           "nor an existing .toml file")
     try:
         data = tomllib.loads(path.read_text())

@@ -3,7 +3,7 @@ tables of the docs (``area-fp8``, ``area-hif8``, ``area-cfloat``, ``area-block``
 
 from __future__ import annotations
 
-from .space import Space, grid_points, preset_points
+from .space import Space, grid_points, preset_points, register_spaces
 
 __all__ = ["SPACES", "paper", "paper_sample", "small"]
 
@@ -52,4 +52,4 @@ def paper_sample() -> Space:
                  description="every 10th point of the paper space, its named formats and the claims' pairs")
 
 
-SPACES = {"paper": paper, "paper-sample": paper_sample, "small": small}
+SPACES = register_spaces({"paper": paper, "paper-sample": paper_sample, "small": small})
