@@ -107,6 +107,8 @@ def run(args) -> int:
     check_unit(spec)  # the gateware's own checks (a target that cannot hold every value) before any simulator
     from .jobs.cache import check_environment
 
+    if args.build_dir is not None and not args.build_dir.strip():
+        raise UsageError("--build-dir needs a directory name (an empty one would be the working directory)")
     check_environment(cache=args.build_dir is None)  # an unusable FPFORGE_CACHE/XDG_CACHE_HOME/HOME/TMPDIR
     if args.build_dir is not None:
         from pathlib import Path

@@ -94,6 +94,8 @@ def run(args) -> int:
         raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    if args.cache is not None and not args.cache.strip():
+        raise FpforgeValueError("--cache needs a directory name (an empty one would be the working directory)")
     if args.from_csv is not None:
         return _run_csv(args, out_csv, out_json, out_plot)
     space = load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr, flush=True))
