@@ -341,6 +341,12 @@ def run(args) -> int:
     unknown = [n for n in args.sections if n not in names]
     if unknown:
         raise UsageError(f"unknown section {unknown[0]!r}; valid: {', '.join(names)}")
+    ignored = [o for o, on in (("SECTION", args.sections), ("--long", args.long), ("--dry-run", args.dry_run)) if on]
+    if args.list and ignored:
+        raise UsageError(f"--list lists every section; it takes no {', '.join(ignored)}")
+    if args.long and args.sections:
+        raise UsageError("--long adds the long sections to the default set; with SECTION names, name the long ones "
+                         "instead (see --list)")
     if args.list:
         for s in SECTIONS:
             print(f"{s.name:<26} ~{s.minutes:g} min{' (long)' if s.long else ''}  {s.what}: {s.command()}")

@@ -95,6 +95,9 @@ def run(args) -> int:
     if args.bias is not None and not 0 <= args.bias <= 63:
         raise UsageError(f"--bias must be in 0..63, not {args.bias}")
     fmts = [get_format(f) for f in args.format]
+    twice = next((f.name for i, f in enumerate(fmts) if f.name in [g.name for g in fmts[:i]]), None)
+    if twice is not None:
+        raise UsageError(f"format {twice} is named twice; give each format once")
     if args.ieee_denormals:
         for f in fmts:
             resolve_variant(f, ieee_denormals=True)  # one clear line for a format without the guide's denormals
