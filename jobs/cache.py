@@ -186,6 +186,12 @@ def cache_dir(kind: str | None = None) -> Path:
     """The cache directory (created if missing, checked with :func:`check_cache`), or its subdirectory
     ``kind`` (``"prove/harness"`` nests); a file where a subdirectory belongs is a corrupt entry: removed,
     noted, recreated."""
+    if kind is not None and not isinstance(kind, str):
+        raise FpforgeTypeError(f"kind must be a subdirectory name of the cache (a str such as 'sim') or None, "
+                               f"not {kind!r}")
+    if kind and (os.path.isabs(kind) or ".." in Path(kind).parts):
+        raise FpforgeValueError(f"kind must be a relative name inside the cache ('sim', 'prove/harness'), not "
+                                f"{kind!r}")
     root = check_cache()
     if not kind:
         return root

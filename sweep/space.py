@@ -398,6 +398,9 @@ class Space:
         self.f = f
         self.vectors = _int("vectors", vectors, 1, MAX_VECTORS, where + "[qsnr] ")
         self.seed = _int("seed", seed, 0, MAX_SEED, where + "[qsnr] ")
+        if liberty is not None and not isinstance(liberty, (str, Path)):
+            raise _problem(FpforgeTypeError, where, "[synth]", "liberty", f"must be a path, not {_show(liberty)}",
+                           "an existing liberty file")
         if liberty is not None and not Path(liberty).is_file():
             raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(liberty)!r}",
                            "an existing liberty file")
@@ -412,6 +415,10 @@ class Space:
             raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
                            "a string")
         self.description = description
+        if not isinstance(points, (list, tuple)) or not all(
+                isinstance(p, dict) and {"name", "family", "format", "k1"} <= p.keys() for p in points):
+            raise _problem(FpforgeTypeError, where, "", "points", f"must be a list of points, not {_show(points)}",
+                           "dicts from fpforge.sweep.point or preset_points")
         self.points = _dedupe(points, where, labels)
         if not self.points:
             raise _problem(FpforgeValueError, where, "", "", f"space {name!r} has no points",

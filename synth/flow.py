@@ -431,6 +431,11 @@ def format_report(report: dict) -> str:
         Multi-line text: area, GE, flip-flops, logic depth, then the cell
         counts by type (largest count first).
     """
+    if not isinstance(report, dict) or "area_um2" not in report:
+        from ..golden.errors import FpforgeTypeError
+
+        raise FpforgeTypeError(f"report must be a synthesize() report (a dict with area_um2, cells, ...), not "
+                               f"{report!r}"[:300])
     ge = report.get("ge")
     nand = report.get("nand2_cell")
     nand_area = report.get("nand2_area_um2")

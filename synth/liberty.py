@@ -198,6 +198,10 @@ def _load_liberty_cached(path: str, mtime_ns: int, size: int) -> Liberty:
 
 def check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
     """Validate a Liberty file and parse it; raise :class:`SynthError` if bad."""
+    if not isinstance(liberty, (str, Path)) or not str(liberty):
+        from ..golden.errors import FpforgeTypeError
+
+        raise FpforgeTypeError(f"liberty must be a liberty file's path (str or Path) or None, not {liberty!r}")
     path = Path(liberty)
     if not path.exists():
         raise SynthError(f"liberty file not found: {str(liberty)!r}")
