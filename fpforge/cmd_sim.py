@@ -46,7 +46,9 @@ def _biases(args, cfg):
     else:
         try:
             biases = tuple(comma_list(args.biases, "--biases", convert=int, example="0,7,63"))
-        except UsageError:
+        except UsageError as e:
+            if "twice" in str(e):
+                raise
             raise UsageError(f"--biases takes a comma list of integers 0..63 or `all`, not {args.biases!r}") from None
         if any(not 0 <= b <= 63 for b in biases):
             raise UsageError(f"--biases takes integers in 0..63, not {args.biases!r}")

@@ -250,8 +250,13 @@ def write_atomic(path, data) -> None:
     if st is not None and not stat.S_ISREG(st.st_mode):
         if stat.S_ISDIR(st.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-        with open(path, mode) as f:
-            f.write(data)
+        try:
+            with open(path, mode) as f:
+                f.write(data)
+        except OSError as e:
+            if e.filename == path:
+                raise
+            raise type(e)(e.errno, e.strerror, path) from None
         return
     target = os.path.realpath(path) if os.path.islink(path) else path
     directory = os.path.dirname(os.path.abspath(target))

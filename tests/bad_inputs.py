@@ -524,6 +524,37 @@ _SLOW = [  # long work with feedback (issue 30, class 7)
     ("prove-all-fresh-without-estimate", ["prove", "all", "--fresh"], "takes --fresh with --estimate only"),
 ]
 
+# The audit of issue 30 (other members of each class): the environment, space files, ignored options, repeated
+# items, empty directory names.
+_AUDIT = [
+    ("audit-env-cache-name-too-long-sim", ["sim", "decoder", "-f", "e4m3"], "File name too long",
+     {"FPFORGE_CACHE": "{dir}/" + "x" * 300}),
+    ("audit-env-cache-name-too-long-sweep", ["sweep", "small"], "FPFORGE_CACHE={dir}/xxx",
+     {"FPFORGE_CACHE": "{dir}/" + "x" * 300}),
+    ("audit-sweep-cache-empty", ["sweep", "small", "--cache", ""], "--cache needs a directory name"),
+    ("audit-sweep-cache-is-file", ["sweep", "small", "--cache", "{file}"], "as a result store: it is not a directory"),
+    ("audit-sim-build-dir-empty", ["sim", "decoder", "-f", "e4m3", "--build-dir", ""],
+     "--build-dir needs a directory name"),
+    ("audit-scale-prev-scale-with-scale", ["scale", "-f", "e4m3", "--scale", "2", "--prev-scale", "4", "--values", "1"],
+     "--prev-scale is the scale kept when an amax is 0, Inf or NaN"),
+    ("audit-report-list-with-section", ["report", "--list", "qsnr"], "--list lists every section; it takes no SECTION"),
+    ("audit-report-list-dry-run", ["report", "--list", "--dry-run"], "it takes no --dry-run"),
+    ("audit-report-long-with-section", ["report", "--long", "qsnr"], "--long adds the long sections"),
+    ("audit-qsnr-format-twice", ["qsnr", "--formats", "e4m3,mx9,e4m3"], "--formats 'e4m3,mx9,e4m3' names e4m3 twice"),
+    ("audit-dot-error-f-twice", ["dot-error", "--f", "8,16,8"], "--f '8,16,8' names 8 twice"),
+    ("audit-plot-format-twice", ["plot", "precision", "-o", "x.png", "--formats", "hif8,hif8"], "names hif8 twice"),
+    ("audit-table-summary-format-twice", ["table", "--summary", "e4m3", "E4M3"], "format e4m3 is named twice"),
+    ("audit-sim-biases-twice", ["sim", "decoder", "-f", "cfloat8_143", "--biases", "3,3"], "--biases '3,3' names 3 twice"),
+]
+_AUDIT_SPACES = _space_files([
+    ("audit-space-name-with-slash", 'name = "a/b"\n[dot]\nr = 16\n[[points]]\npreset = "mx9"\n',
+     "name: 'a/b' is not a plain name"),
+    ("audit-space-name-dotdot", 'name = "../up"\n[dot]\nr = 16\n[[points]]\npreset = "mx9"\n',
+     "name: '../up' is not a plain name"),
+    ("audit-space-name-space", 'name = "my space"\n[dot]\nr = 16\n[[points]]\npreset = "mx9"\n',
+     "is not a plain name"),
+])
+
 
 def _rows(prefix, rows):
     out = []
@@ -548,7 +579,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
-             + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW))
+             + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
+             + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -952,4 +984,40 @@ def _decode_source_cases():
     ]
 
 
-API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases()
+def _audit_api_cases():
+    """The audit of issue 30: junk to the public functions of fpforge.sweep, fpforge.sim, fpforge.synth and
+    fpforge.jobs (each was a plain TypeError, KeyError or AttributeError, or opened a file descriptor)."""
+    from fpforge import jobs, sim, sweep, synth
+
+    pts = sweep.preset_points("mx9")
+    T, V = TypeError, ValueError
+    return [
+        ("audit-sweep-run-executor-int", lambda: sweep.run("small", executor=5), T, "executor must be None or"),
+        ("audit-sweep-run-synth-string", lambda: sweep.run("small", synth="yes"), T, "synth must be True or False"),
+        ("audit-sweep-run-cache-int", lambda: sweep.run("small", cache=5), T, "cache must be None, False"),
+        ("audit-sweep-space-points-none", lambda: sweep.Space("s", None), T, "points: must be a list of points"),
+        ("audit-sweep-space-points-ints", lambda: sweep.Space("s", [5]), T, "points: must be a list of points"),
+        ("audit-sweep-space-points-empty-dict", lambda: sweep.Space("s", [{}]), T, "points: must be a list"),
+        ("audit-sweep-space-liberty-int", lambda: sweep.Space("s", pts, liberty=5), T, "liberty: must be a path"),
+        ("audit-sweep-space-name-slash", lambda: sweep.Space("a/b", pts), V, "name: 'a/b' is not a plain name"),
+        ("audit-sweep-read-csv-fd", lambda: sweep.read_csv(5, "paper"), T, "path must be a CSV file's path"),
+        ("audit-sweep-pareto-none", lambda: sweep.pareto(None), T, "rows must be a list of dicts"),
+        ("audit-sweep-memory-accesses-none", lambda: sweep.memory_accesses(None), T, "bits_per_element"),
+        ("audit-sweep-memory-rel-negative", lambda: sweep.memory_rel(-8), V, "bits_per_element must be a finite"),
+        ("audit-sweep-evaluate-empty-task", lambda: sweep.evaluate({}), T, "task must be a sweep task"),
+        ("audit-sim-unit-case-none", lambda: sim.unit_case(None), T, "cfg of unit_case must be a unit spec"),
+        ("audit-sim-unit-case-unknown-unit", lambda: sim.unit_case({"unit": "adder"}), V, "cfg['unit'] of unit_case"),
+        ("audit-sim-encoder-case-string", lambda: sim.encoder_case("e4m3"), T, "cfg of encoder_case"),
+        ("audit-sim-decoder-case-no-format", lambda: sim.decoder_case({}), V, "names no format"),
+        ("audit-synth-format-report-none", lambda: synth.format_report(None), T, "report must be a synthesize()"),
+        ("audit-synth-format-report-empty", lambda: synth.format_report({}), T, "report must be a synthesize()"),
+        ("audit-synth-read-liberty-int", lambda: synth.read_liberty(5), T, "liberty must be a liberty file's path"),
+        ("audit-synth-nand2-reference-int", lambda: synth.nand2_reference(5), T, "liberty must be"),
+        ("audit-jobs-cache-dir-int", lambda: jobs.cache_dir(5), T, "kind must be a subdirectory name"),
+        ("audit-jobs-cache-dir-escape", lambda: jobs.cache_dir("../x"), V, "kind must be a relative name"),
+        ("audit-jobs-write-atomic-int-path", lambda: jobs.write_atomic(5, "x"), T, "path must be a file path"),
+        ("audit-jobs-write-atomic-int-data", lambda: jobs.write_atomic("x.txt", 5), T, "data must be str or bytes"),
+    ]
+
+
+API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases()
