@@ -90,7 +90,7 @@ def main():
     print(f"target: >= {TARGET:.0f} M values/s on one core for every encode path (issue 14); exact = the float64 "
           "model (CPU time); speed-up = cpu / exact")
     if "--write-results" in sys.argv[1:]:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import write_section
 
         md = ["## Golden encode throughput", "",
               f"{N:,} operands per path, one core, best of {REPEATS} (wall clock and process CPU time); the exact float64 "

@@ -87,7 +87,7 @@ def main():
         md.append(f"| {label} | {c[0]:,} | {c[1]:,} ({c[2]:,}) | {c[3]:,} | {c[4]:,} | {c[5]:,} |")
     print("\n".join(md[4:]))
     if "--write-results" in sys.argv[1:]:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import write_section
 
         write_section("hif8-ascend", "\n".join(md), command="python bench/hif8_ascend.py --write-results")
 

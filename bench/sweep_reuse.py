@@ -18,7 +18,7 @@ from collections import Counter
 
 from fpforge import sweep
 from fpforge.jobs import Store, cache_dir, executor
-from fpforge.results import machine, write_section
+from fpforge.jobs.results import machine, write_section
 from fpforge.sweep.evaluate import unit_spec
 from fpforge.sweep.run import _FP8
 from fpforge.sweep.space import Space

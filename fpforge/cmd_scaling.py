@@ -206,7 +206,7 @@ def run(args) -> int:
     if args.figure:
         write_output(args.figure, figure)
     if args.docs:
-        from .results import write_section
+        from .jobs.results import write_section
 
         command = _command(args)
         write_atomic(_DOCS / "scaling_demo.png", plot_scaling(result, title, "png"))

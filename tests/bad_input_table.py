@@ -169,7 +169,7 @@ def main(argv=None):
             if cls != "clear error":
                 print(f"{label} {cls:10} {ident}: {detail}")
     if "--results" in argv:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import write_section
 
         md = ("## Bad inputs: clear errors, tracebacks, silent results\n" + text + "\nThe cases are "
               "tests/bad_inputs.py (every subcommand x every option class, and the public golden/dot/qsnr/hw API); "
