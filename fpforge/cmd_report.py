@@ -366,7 +366,12 @@ def run(args) -> int:
         print(f"{len(chosen)} sections, ~{total:.0f} min on 2 idle cores with warm caches")
         return 0
     from .jobs.cache import check_environment
+    from .jobs.results import checkout
 
+    if checkout() is None:
+        raise UsageError("fpforge report rewrites docs/results.md and README.md of a source checkout (and runs its "
+                         "bench/ and tests/ scripts); this fpforge is an installed package: run it in a clone "
+                         "(`make setup`, then `fpforge report`); --list and --dry-run work anywhere")
     check_environment()  # the sections read and fill the cache: an unusable one is one line, before any work
     t0, failed, left = time.monotonic(), [], total
     for i, s in enumerate(chosen, 1):

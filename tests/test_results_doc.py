@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from pathlib import Path
 
 import pytest
 
@@ -88,3 +91,163 @@ def test_report_writes_the_qsnr_section_from_the_golden_model(tmp_path, monkeypa
     between = re.search(r"MX6 between E4M3 and E5M2: ([\d.]+) < ([\d.]+) < ([\d.]+) — (\w+)", text)
     lo, mid, hi = map(float, between.groups()[:3])
     assert between.group(4) == ("agrees" if lo < mid < hi else "differs")
+
+
+def _section_body(name, text):
+    m = re.search(rf"<!-- results:{name} -->\n(.*?)<!-- /results:{name} -->\n", text, re.S)
+    return m.group(1)
+
+
+def _with_provenance(markdown, fields):
+    from fpforge.jobs.results import provenance_line
+
+    lines = markdown.strip("\n").split("\n")
+    lines[1:1] = ["", provenance_line(fields), ""]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_section_is_written_as_json_beside_its_markdown(tmp_path):
+    """section -> JSON -> markdown: the JSON holds the data, the provenance and the markdown; the markdown
+    re-rendered from the data (with the JSON's provenance) is the section of the document, byte for byte."""
+    from fpforge.cmd_report import qsnr_markdown
+    from fpforge.jobs.results import data_path, read_data
+
+    doc = tmp_path / "results.md"
+    data = dict(n_vectors=10, length=4, seed=3, rows=[
+        dict(name=n, bits=b, rounding="rne", mean=m, std=0.5, p5=m - 1, min=m - 2, bound=None if n[0] == "e" else m - 3)
+        for n, b, m in (("mx9", 9.0, 40.0), ("mx6", 6.0, 28.0), ("mx4", 4.0, 15.0), ("msfp16", 8.5, 36.3),
+                        ("e4m3", 8, 30.0), ("e5m2", 8, 25.0))])
+    write_section("qsnr", qsnr_markdown(data), command="fpforge report qsnr", path=doc, data=data)
+    assert data_path("qsnr", doc) == tmp_path / "results" / "qsnr.json"
+    back = read_data("qsnr", doc)
+    assert back["data"] == data and back["command"] == "fpforge report qsnr" and back["section"] == "qsnr"
+    assert "cores" in back["provenance"]["machine"] and back["provenance"]["commit"]
+    body = _section_body("qsnr", doc.read_text())
+    assert back["markdown"] == body == _with_provenance(qsnr_markdown(back["data"]), back["provenance"])
+    assert "| mx6 | 6 | rne | 28.00 | 0.50 | 27.00 | 26.00 | 25.00 |" in body and "| e4m3 | 8 | rne | 30.00 |" in body
+
+
+def test_the_committed_sections_are_views_of_their_json():
+    """Every section of docs/results.md is the markdown its docs/results/<name>.json holds; the proof table
+    and the QSNR table are rendered again from their data, byte for byte."""
+    from fpforge.cmd_report import qsnr_markdown
+    from fpforge.jobs.results import RESULTS_PATH, read_data
+    from fpforge.sim.prove_table import proofs_markdown
+
+    text = RESULTS_PATH.read_text()
+    names = re.findall(r"<!-- results:([a-z0-9_.-]+) -->", text)
+    for name in names:
+        doc = read_data(name)
+        assert doc is not None, f"docs/results/{name}.json is missing"
+        assert doc["markdown"] == _section_body(name, text), name
+    proofs = read_data("proofs")
+    assert len(proofs["data"]["rows"]) == len(re.findall(r"^\| fpforge_", _section_body("proofs", text), re.M))
+    assert _with_provenance(proofs_markdown(proofs["data"]), proofs["provenance"]) == _section_body("proofs", text)
+    qsnr = read_data("qsnr")
+    assert _with_provenance(qsnr_markdown(qsnr["data"]), qsnr["provenance"]) == _section_body("qsnr", text)
+
+
+def test_readme_headline_is_built_from_the_json(tmp_path):
+    """The headline reads the sections' JSON only: the committed JSON gives the committed README table, and
+    other JSON gives other figures (nothing re-measured, no markdown parsed)."""
+    from fpforge.cmd_report import README, headline_markdown
+    from fpforge.jobs.results import read_data
+    from fpforge.sweep.area import memory_accesses
+
+    assert _with_provenance(headline_markdown(), read_data("headline")["provenance"]) == \
+        _section_body("headline", README.read_text())
+    folder = tmp_path / "results"
+    folder.mkdir()
+
+    def put(name, data, date="2026-01-02 03:04 UTC", commit="commit abc"):
+        prov = dict(command="c", date=date, machine="m", tools="t", commit=commit)
+        (folder / f"{name}.json").write_text(json.dumps(dict(schema=1, section=name, command="c", provenance=prov,
+                                                             data=data, markdown="")))
+
+    def unit(table, row, column, area, ge):
+        return dict(table=table, row=row, column=column, area_um2=area, ge=ge)
+
+    put("area-fp8", dict(rows=[unit("area-fp8", "encoder fp32→F, rne", "e4m3", 100.4, 1234.0),
+                               unit("area-fp8", "encoder fp32→F, rne", "e5m2", 1.0, 1.0)]))
+    put("area-dot", dict(rows=[unit("area-dot", "mx6 r=16 f=32", "r", 50.0, 1), unit("area-dot", "mx6 r=16 f=32", "f", 100.0, 2),
+                               unit("other", "mx9 r=16 f=32", "r", 1.0, 1), unit("other", "mx9 r=16 f=32", "f", 9.0, 1)]))
+    put("qsnr", dict(rows=[dict(name="mx9", mean=12.34), dict(name="e5m2", mean=-1.06)]))
+    put("proofs", dict(rows=[dict(record=dict(mismatches=0)), dict(record=dict(mismatches=2)), dict(record=None)]),
+        date="2031-05-06 07:08 UTC", commit="commit 0123456789")
+    put("sweep-paper", dict(points=12, frontier=["a", "mx4", "mx9"], claims=[
+        dict(scale_bits_counted=False, rows=[dict(verdict="agrees"), dict(verdict="differs"), dict(verdict="n/a")]),
+        dict(scale_bits_counted=True, rows=[dict(verdict="agrees")] * 5)]))
+    md = headline_markdown(folder)
+    rel = 50.0 / 100.0 * memory_accesses(6) / memory_accesses(8)
+    assert "| FP32 → E4M3 encoder, round to nearest even | 1,234 GE (100 µm²) |" in md
+    assert "| FP32 → E4M3 encoder, all 4 roundings + run-time saturation | – |" in md  # not in the JSON
+    assert f"area × memory relative to FP8 | MX6 {rel:.2f} |" in md  # mx9's pair is not in the first table
+    assert "| 12.3 · – · – · – · -1.1 |" in md
+    assert "| 2 of 3 rows, 1 with a mismatch (table of 2031-05-06, commit 0123456789; `make prove`) |" in md
+    assert ("| 12 points, 3 on the Pareto frontier (MX9, MX4 among them); of the paper's 2 statements 1 agree, "
+            "1 differ, each") in md
+
+
+def test_results_json_out_of_shape_is_one_clear_error(tmp_path):
+    from fpforge.golden.errors import FpforgeValueError
+    from fpforge.jobs.results import read_data
+
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "proofs.json").write_text('{"section": "proofs", "provenance": ')
+    with pytest.raises(FpforgeValueError, match=r"proofs\.json: not a results JSON file .*fpforge report proofs"):
+        read_data("proofs", tmp_path / "results.md")
+    (tmp_path / "results" / "proofs.json").write_text('{"section": "qsnr", "provenance": {}}')
+    with pytest.raises(FpforgeValueError, match="not the JSON of the results section 'proofs'"):
+        read_data("proofs", tmp_path / "results.md")
+    with pytest.raises(TypeError, match="JSON cannot hold"):  # never stringified silently
+        write_section("one", "## One", command="c", path=tmp_path / "doc.md", data=dict(x={1, 2}))
+    assert not (tmp_path / "doc.md").exists() and not (tmp_path / "results" / "one.json").exists()
+
+
+def _installed_copy(tmp_path):
+    """The package laid out as pip installs it (pyproject's package-dir mapping) in a folder of its own,
+    with no checkout around it."""
+    import shutil
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    conf = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    site = tmp_path / "site"
+    for pkg in conf["packages"]:
+        src = root / conf["package-dir"].get(pkg, pkg.replace(".", "/"))
+        dst = site.joinpath(*pkg.split("."))
+        dst.mkdir(parents=True, exist_ok=True)
+        for f in src.iterdir():
+            if f.is_file():
+                shutil.copy2(f, dst / f.name)
+    return site
+
+
+def test_report_from_an_installed_package(tmp_path):
+    """--list works from an installed package; running a section says, in one line, that it needs a checkout
+    (exit 2), and writes nothing."""
+    import subprocess
+    import sys
+
+    site = _installed_copy(tmp_path)
+    env = dict(os.environ, PYTHONPATH=str(site))
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+
+    def fpforge(*argv):
+        return subprocess.run([sys.executable, "-m", "fpforge", *argv], cwd=work, env=env, capture_output=True,
+                              text=True, timeout=120)
+
+    where = subprocess.run([sys.executable, "-c", "import fpforge.jobs.results as r; print(r.__file__, r.checkout())"],
+                           cwd=work, env=env, capture_output=True, text=True, timeout=60).stdout
+    assert where.startswith(str(site)) and where.split()[-1] == "None", where
+    out = fpforge("report", "--list")
+    assert out.returncode == 0, out.stderr
+    from fpforge.cmd_report import SECTIONS
+
+    assert all(s.name in out.stdout for s in SECTIONS)
+    out = fpforge("report", "qsnr")
+    err = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(err) == 1 and "Traceback" not in out.stderr, out.stderr
+    assert err[0].startswith("fpforge: error: fpforge report rewrites docs/results.md") and "checkout" in err[0]
+    assert sorted(p.name for p in work.iterdir()) == [] and not (site / "docs").exists()
