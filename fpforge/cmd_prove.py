@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict
 
 from .golden.errors import FpforgeValueError
+from .golden.registry import RUNTIME_BIASES
 
 __all__ = ["add_parser", "run"]
 
@@ -109,7 +110,7 @@ def _parse_biases(values):
             if not part:
                 raise FpforgeValueError(f"--bias {v!r} has an empty item; give integers 0..63 (a comma list) or `all`")
             if part == "all":
-                out.extend(range(64))
+                out.extend(RUNTIME_BIASES)
             else:
                 try:
                     out.append(int(part, 0))
