@@ -111,7 +111,7 @@ def main():
     print(text)
     if args.results:
         write_section("sweep-reuse", "## The reuse flow against the standard flow (sample of the `paper` space)\n\n"
-                      + text, command="python bench/sweep_reuse.py --results")
+                      + text, command="python bench/sweep_reuse.py --results", data=dict(text=text))
     return 0
 
 

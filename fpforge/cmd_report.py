@@ -206,6 +206,16 @@ def headline_markdown(folder=None) -> str:
     """README's headline table, from the sections' JSON (docs/results/, or ``folder``): a few figures of the
     area tables, the QSNR table, the proof table and the paper sweep (nothing is measured or typed here)."""
     from .jobs.results import markdown_table
+
+    md = ["## Headline results",
+          "Yosys onto `fpforge45.lib` (Nangate45 cell areas); QSNR over 10,000 Gaussian vectors of 256 values. "
+          "Every table, with its method: [docs/results.md](docs/results.md).", "",
+          markdown_table(("what", "measured"), headline_rows(folder))]
+    return "\n".join(md)
+
+
+def headline_rows(folder=None) -> list:
+    """The headline's ``(what, measured)`` rows, from the sections' JSON (see :func:`headline_markdown`)."""
     from .sweep.area import memory_accesses
 
     fp8, hif8, dot = (_section_data(n, folder) for n in ("area-fp8", "area-hif8", "area-dot"))
@@ -233,11 +243,7 @@ def headline_markdown(folder=None) -> str:
                  " · ".join(f"{q[n]:.1f}" if n in q else "–" for n in ("mx9", "mx6", "mx4", "e4m3", "e5m2"))))
     rows.append(("Encoders proved on all 2^32 FP32 inputs (unit, mode, saturation rows)", _proof_summary(folder)))
     rows.append(("The MX paper's Fig. 7 (`fpforge sweep paper`): QSNR × area × memory", _sweep_summary(folder)))
-    md = ["## Headline results",
-          "Yosys onto `fpforge45.lib` (Nangate45 cell areas); QSNR over 10,000 Gaussian vectors of 256 values. "
-          "Every table, with its method: [docs/results.md](docs/results.md).", "",
-          markdown_table(("what", "measured"), rows)]
-    return "\n".join(md)
+    return rows
 
 
 def _proof_summary(folder=None) -> str:
@@ -281,7 +287,8 @@ def _headline():
     from .jobs.results import RESULTS_PATH, data_path, write_section
 
     write_section("headline", headline_markdown(), command="fpforge report headline", path=README,
-                  data_file=data_path("headline", RESULTS_PATH))
+                  data_file=data_path("headline", RESULTS_PATH),
+                  data=dict(rows=[dict(what=a, measured=b) for a, b in headline_rows()]))
 
 
 def _cmd(*argv):

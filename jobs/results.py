@@ -132,16 +132,20 @@ def provenance(command: str) -> str:
 
 def markdown_table(columns, rows, align=None) -> str:
     """A markdown table (no trailing newline): ``columns`` the header cells, ``rows`` lists of cells (str, or
-    anything ``str()`` renders), ``align`` a string of ``l``/``r`` per column (default: all left)."""
+    anything ``str()`` renders; an empty one is written ``| |``), ``align`` a string of ``l``/``r`` per column
+    (default: all left). The one renderer of the generated tables."""
     align = align or "l" * len(columns)
     if len(align) != len(columns) or set(align) - {"l", "r"}:
         raise FpforgeValueError(f"align must have one of 'l' or 'r' per column ({len(columns)}), not {align!r}")
-    out = ["| " + " | ".join(columns) + " |", "|" + "".join("---:|" if a == "r" else "---|" for a in align)]
+    def line(cells):
+        return "|" + "|".join(f" {c} " if c else " " for c in cells) + "|"  # an empty cell: "| |"
+
+    out = [line(columns), "|" + "".join("---:|" if a == "r" else "---|" for a in align)]
     for row in rows:
         cells = [str(c) for c in row]
         if len(cells) != len(columns):
             raise FpforgeValueError(f"a row of {len(cells)} cells in a table of {len(columns)} columns: {cells!r}")
-        out.append("| " + " | ".join(cells) + " |")
+        out.append(line(cells))
     return "\n".join(out)
 
 
