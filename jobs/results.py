@@ -200,9 +200,19 @@ def write_section(name: str, markdown: str, *, command: str, path=None, data=Non
     heading's line. ``data_file``: where the JSON goes (default :func:`data_path`). ``fields``: the
     provenance (default: :func:`provenance_fields` of ``command`` now). Both files are written atomically,
     the JSON first. Returns the document's path.
+
+    Raises
+    ------
+    FpforgeValueError
+        A bad section name; or no ``path`` given and no source checkout to write into (an installed package).
+    TypeError
+        ``data`` holds something JSON cannot (nothing is written).
     """
     if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", name):
         raise FpforgeValueError(f"section name must be lower-case letters, digits, '_', '.', '-', not {name!r}")
+    if path is None and checkout() is None:
+        raise FpforgeValueError(f"the results section {name!r} belongs in docs/results.md of a source checkout, and "
+                                "this fpforge is an installed package; run it in a clone (`make setup`)")
     path = Path(path) if path is not None else RESULTS_PATH
     fields = fields or provenance_fields(command)
     lines = markdown.strip("\n").split("\n")

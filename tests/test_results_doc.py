@@ -250,4 +250,9 @@ def test_report_from_an_installed_package(tmp_path):
     err = out.stderr.strip().splitlines()
     assert out.returncode == 2 and len(err) == 1 and "Traceback" not in out.stderr, out.stderr
     assert err[0].startswith("fpforge: error: fpforge report rewrites docs/results.md") and "checkout" in err[0]
+    # any writer of the results (sweep --results, scaling-demo --docs, the bench scripts) says the same
+    code = "from fpforge.jobs.results import write_section; write_section('qsnr', '## Q', command='c')"
+    out = subprocess.run([sys.executable, "-c", code], cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "FpforgeValueError: the results section 'qsnr' belongs in docs/results.md of a " \
+        "source checkout, and this fpforge is an installed package" in out.stderr
     assert sorted(p.name for p in work.iterdir()) == [] and not (site / "docs").exists()
