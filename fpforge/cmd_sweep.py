@@ -3,6 +3,7 @@ claims) or an area table of the docs, on local processes or a Dask cluster, cach
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -197,9 +198,11 @@ def _run_area(args, space, cache, out_csv, out_json, out_plot):
         _write(out_json, table.json())
     print(table.markdown())
     if args.results:
-        from .results import write_section
+        from .jobs.results import write_section
 
-        print(f"wrote {write_section(space.name, table.markdown(heading=True), command=_command(args))}")
+        doc = write_section(space.name, table.markdown(heading=True), command=_command(args),
+                            data=json.loads(table.json()))
+        print(f"wrote {doc}")
     print(table.summary(), file=sys.stderr)
     return 1 if table.failures else 0
 

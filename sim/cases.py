@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
+from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
 from ..golden.formats import resolve_variant
 from ..golden.layout import ints_to_words, pack_lanes, twos_words, words_to_ints
 from ..golden.rng import DEFAULT_RAND_BITS
@@ -139,7 +139,7 @@ def decoder_case(cfg, *, biases=None):
         y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)
         return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
     if biases is None:
-        biases = range(64) if fmt.bits <= 8 else DEFAULT_BIASES
+        biases = RUNTIME_BIASES if fmt.bits <= 8 else DEFAULT_BIASES
     biases = np.asarray(tuple(biases), dtype=np.uint64)
     # Interleave: code-major, so the bias changes from one vector to the next.
     a = np.repeat(codes, len(biases))

@@ -145,11 +145,11 @@ def run_api():
 
 
 def table(cli, api) -> str:
-    rows = ["| | bad inputs tried | clear error | traceback | silent | unclear |", "|---|---|---|---|---|---|"]
-    for label, results in (("CLI (command lines)", cli), ("API (Python calls)", api)):
-        counts = [sum(1 for r in results if r[1] == c) for c in CLASSES]
-        rows.append(f"| {label} | {len(results)} | " + " | ".join(map(str, counts)) + " |")
-    return "\n".join(rows) + "\n"
+    from fpforge.jobs.results import markdown_table
+
+    rows = [[label, len(results), *(sum(1 for r in results if r[1] == c) for c in CLASSES)]
+            for label, results in (("CLI (command lines)", cli), ("API (Python calls)", api))]
+    return markdown_table(["", "bad inputs tried", *CLASSES], rows) + "\n"
 
 
 def main(argv=None):
@@ -169,12 +169,14 @@ def main(argv=None):
             if cls != "clear error":
                 print(f"{label} {cls:10} {ident}: {detail}")
     if "--results" in argv:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import write_section
 
         md = ("## Bad inputs: clear errors, tracebacks, silent results\n" + text + "\nThe cases are "
               "tests/bad_inputs.py (every subcommand x every option class, and the public golden/dot/qsnr/hw API); "
               "the classes are defined in tests/bad_input_table.py.\n")
-        write_section("bad-inputs", md, command="python tests/bad_input_table.py --results")
+        data = {label: [dict(id=i, outcome=cls, detail=detail) for i, cls, detail in results]
+                for label, results in (("cli", cli), ("api", api))}
+        write_section("bad-inputs", md, command="python tests/bad_input_table.py --results", data=data)
     return 0
 
 

@@ -445,6 +445,18 @@ _ENV_CASES = [
     ("env-tmpdir-missing-sweep", ["sweep", "area-fp8"], "TMPDIR={dir}/notmp: cannot use", {"TMPDIR": "{dir}/notmp"}),
 ]
 
+# --window-bits (the dot unit's f; --f is its alias, not to be confused with -f/--format) (issue 32).
+_WINDOW_BITS_CASES = [
+    ("dot-window-bits-too-small", ["verilog", "dot", "--preset", "mx9", "--r", "32", "--window-bits", "6"],
+     "must be an integer in 8..256, not 6"),
+    ("dot-window-bits-not-int", ["synth", "dot", "--preset", "mx9", "--r", "32", "--window-bits", "x"],
+     "--window-bits/--f: invalid int value: 'x'"),
+    ("dot-window-bits-missing", ["verilog", "dot", "--preset", "mx9", "--r", "32"],
+     "dot needs --r (elements per dot product) and --window-bits (alias --f; 8..256)"),
+    ("dot-error-window-bits-empty", ["dot-error", "--window-bits", ""], "--window-bits/--f names nothing"),
+    ("dot-error-window-bits-too-large", ["dot-error", "--window-bits", "8,512"], "8..256"),
+]
+
 
 #: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
 #: make every report wrong (written by the test fixture and bad_input_table.py beside ``{badlib}``).
@@ -580,7 +592,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
-             + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES))
+             + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
+             + _rows("", _WINDOW_BITS_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
