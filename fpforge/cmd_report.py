@@ -1,6 +1,6 @@
 """``fpforge report``: regenerate every measured table of the docs — one command (``make results``).
 
-Each section of ``docs/results.md`` is written by the command that measures it (:mod:`fpforge.results`);
+Each section of ``docs/results.md`` is written by the command that measures it (:mod:`fpforge.jobs.results`);
 this command runs them all, in order, and then writes the README's headline table from the same data.
 Sections:
 
