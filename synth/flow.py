@@ -573,6 +573,8 @@ def format_report(report: dict) -> str:
         ("logic depth", f"{report.get('logic_depth')} cells"),
         ("cells", str(report.get("cell_count"))),
     ]
+    if report.get("clock_ns") is not None:
+        rows += _ppa_rows(report)
     width = max(len(k) for k, _ in rows)
     lines = [f"{k:<{width}}  {v}" for k, v in rows]
     cells: dict[str, int] = report.get("cells", {})
@@ -582,3 +584,28 @@ def format_report(report: dict) -> str:
             lines.append(f"  {name:<{name_w}}  {count:>7}")
     lines.append(f"(yosys: {report.get('yosys_version')}; abc: {report.get('abc_script')})")
     return "\n".join(lines)
+
+
+def _ppa_rows(report: dict) -> list[tuple[str, str]]:
+    """The timing and power rows of a report made with ``clock_ns``."""
+    t = report["clock_ns"]
+    slack = report["slack_ns"]
+    abc = report.get("abc_delay_ns")
+    rows = [
+        ("clock", f"{t:g} ns (ABC delay target {report['delay_target_ps']} ps; inputs driven by "
+                  f"{report['driving_cell']}, outputs loaded with {report['output_load_ff']:g} fF)"),
+        ("delay", f"{report['delay_ns']:.4f} ns (OpenSTA" + (f"; ABC's estimate {abc:.4f} ns" if abc is not None
+                                                             else "") + ")"),
+        ("critical path", str(report.get("critical_path") or "none (no constrained path)")),
+        ("slack", f"{slack:.4f} ns ({'MET' if slack >= 0 else 'VIOLATED'})"),
+    ]
+    if report.get("power_mw") is not None:
+        rows += [
+            ("power", f"{report['power_mw']:.6g} mW = internal {report['internal_mw']:.6g} + switching "
+                      f"{report['switching_mw']:.6g} + leakage {report['leakage_mw']:.3g} mW"),
+            ("activity", f"{report['activity']}: {report['input_activity']:g} transitions per clock period at "
+                         "each input (OpenSTA's default), propagated through the logic"),
+            ("energy", f"{report['energy_pj']:.6g} pJ per operation ({report['ops_per_cycle']} per cycle)"),
+        ]
+    rows.append(("parasitics", "none: no wire load or wire capacitance in delay and power (pin loads only)"))
+    return rows
