@@ -309,7 +309,9 @@ def synthesize(
                 f"read_liberty -lib {lib_name}",
                 "flatten",
                 "write_json netlist.json",
-                *(["write_verilog -noattr netlist.v"] if netlist or ppa is not None else []),
+                # OpenSTA 2.0.17 reads no concatenation left of an assign: -simple-lhs writes one per bit
+                *([f"write_verilog -noattr{' -simple-lhs' if ppa is not None else ''} netlist.v"]
+                  if netlist or ppa is not None else []),
                 "",
             ]
         )
