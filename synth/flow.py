@@ -482,6 +482,14 @@ def _driving_cell(lib) -> tuple[str, str, str, float] | None:
 def _fail(proc, log, top, lib_path, script, work):
     """Raise the one-line :class:`SynthError` of a failed yosys run."""
     line = crash_summary(proc.stderr, log) or last_error_line(log, proc.stdout, proc.stderr)
+    if "Library delay info is not available" in log + proc.stdout:  # ABC's delay mapping on an area-only library
+        raise SynthError(f"liberty {lib_path.name} has no delay tables ABC can use (ABC: \"Library delay info is "
+                         "not available\"): a clock target needs an NLDM timing library, e.g. osu018")
+    m = re.search(r"^ABC: (?!Memory)([^\n]+)\n(?:ABC: Memory[^\n]*\n)?ABC: Reading SCL library from file .* has failed",
+                  log, re.MULTILINE)
+    if m:  # ABC's liberty reader (a timing flow, or yosys' merged scl) refused the library's tables
+        raise SynthError(f"ABC could not read the timing tables of liberty {lib_path.name} (ABC: "
+                         f"{m.group(1).strip()!r}): give an NLDM timing library, e.g. osu018")
     if "Can't open ABC output file" in line:
         # ABC exits silently inside yowasp; say what usually causes it.
         line = (

@@ -76,6 +76,7 @@ def test_e4m3_encoder_at_osu018_delay_slack_area_power(tmp_path):
     assert again["slack_ns"] == r["slack_ns"]
 
 
+@pytest.mark.slow
 def test_area_only_flow_unchanged_by_the_ppa_keys(tmp_path):
     """Without --clock-ns the report has none of the timing keys and names the liberty file only."""
     r = _synth_json(tmp_path, "decoder", "-f", "e4m3")
@@ -114,3 +115,17 @@ def test_halving_the_clock_doubles_dynamic_power_and_keeps_energy_per_op():
     assert fast["leakage_mw"] == pytest.approx(slow["leakage_mw"], rel=1e-4)
     assert fast["energy_pj"] == pytest.approx(slow["energy_pj"], rel=1e-3)
     assert math.isclose(fast["slack_ns"] + 2.0, slow["slack_ns"], abs_tol=2e-4)
+
+
+def test_timing_tables_abc_cannot_read_are_one_clear_error(tmp_path):
+    """A library whose cells have a delay group but no NLDM tables ABC can read: one line naming the library
+    and ABC's complaint (not yosys' "Can't open ABC output file")."""
+    from fpforge.synth import DEFAULT_LIBERTY, SynthError
+
+    text = DEFAULT_LIBERTY.read_text().replace("direction : input ;", "direction : input ; capacitance : 1.0 ;")
+    text = text.replace('function : "!(A1 & A2)" ;', 'function : "!(A1 & A2)" ; timing () { related_pin : "A1" ; '
+                        'cell_rise (scalar) { values ("0.1") ; } }', 1)
+    (tmp_path / "scalar.lib").write_text(text)
+    src = "module x(input a, input b, output y); assign y = a & b; endmodule\n"
+    with pytest.raises(SynthError, match=r"ABC could not read the timing tables of liberty scalar\.lib \(ABC: "):
+        synthesize(src, "x", liberty=tmp_path / "scalar.lib", clock_ns=2)
