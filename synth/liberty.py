@@ -234,8 +234,11 @@ def _load_liberty_cached(path: str, mtime_ns: int, size: int) -> Liberty:
 
 
 def check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
-    """Validate a Liberty file and parse it; raise :class:`SynthError` if bad."""
-    path = Path(liberty)
+    """Validate a Liberty file and parse it; raise :class:`SynthError` if bad. A library name (``fpforge45``,
+    ``osu018``: :mod:`fpforge.synth.tech`) stands for its file."""
+    from .tech import resolve_liberty
+
+    path = Path(resolve_liberty(liberty))
     if not path.exists():
         raise SynthError(f"liberty file not found: {str(liberty)!r}")
     if not path.is_file():

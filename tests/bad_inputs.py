@@ -482,6 +482,8 @@ _PPA_CASES = [
     ("synth-netlist-out-stdout", [*_PPA_SYNTH, "--netlist-out", "-"], "--netlist-out needs a file name"),
     ("synth-netlist-out-is-output", [*_PPA_SYNTH, "--netlist-out", "r.txt", "-o", "r.txt"],
      "--netlist-out and -o are the same file"),
+    ("prove-netlist-liberty-unknown-name", ["prove", "decoder", "-f", "e4m3", "--netlist", "--liberty", "osu18"],
+     "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
 ]
 
 #: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
