@@ -442,7 +442,7 @@ def check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle) -> dict |
         raise FpforgeTypeError(f"clock_ns must be a number of nanoseconds, not {clock_ns!r}")
     clock_ns = float(clock_ns)
     if not math.isfinite(clock_ns) or clock_ns <= 0:
-        raise FpforgeValueError(f"the clock period must be a finite number of ns > 0, not {clock_ns!r}")
+        raise FpforgeValueError(f"clock_ns (the clock period) must be a finite number of ns > 0, not {clock_ns!r}")
     if not lib.has_timing:
         raise SynthError(f"liberty {lib_path.name} has no timing tables (no cell_rise/cell_fall): static timing "
                          "needs an NLDM library, e.g. osu018 (fpforge45.lib is area-only)")
