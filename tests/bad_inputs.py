@@ -458,6 +458,46 @@ _WINDOW_BITS_CASES = [
 ]
 
 
+# Timing and power (issue 28): `synth --clock-ns/--power/--activity/--netlist-out`, named liberties. Each fails
+# before the library, OpenSTA or yosys is needed where it can, so the cases hold where osu018 is not installed.
+_PPA_SYNTH = ["synth", "encoder", "-f", "e4m3"]
+_PPA_CASES = [
+    ("synth-clock-zero", [*_PPA_SYNTH, "--liberty", "osu018", "--clock-ns", "0"], "finite number of ns > 0, not '0'"),
+    ("synth-clock-negative", [*_PPA_SYNTH, "--clock-ns", "-2"], "finite number of ns > 0, not '-2'"),
+    ("synth-clock-nan", [*_PPA_SYNTH, "--clock-ns", "nan"], "finite number of ns > 0, not 'nan'"),
+    ("synth-clock-inf", [*_PPA_SYNTH, "--clock-ns", "inf"], "finite number of ns > 0, not 'inf'"),
+    ("synth-clock-minus-inf", [*_PPA_SYNTH, "--clock-ns=-inf"], "finite number of ns > 0, not '-inf'"),
+    ("synth-clock-not-a-number", [*_PPA_SYNTH, "--clock-ns", "fast"], "a number of ns > 0, not 'fast'"),
+    ("synth-clock-area-only-liberty", [*_PPA_SYNTH, "--clock-ns", "2"], "fpforge45.lib has no timing tables"),
+    ("synth-power-area-only-liberty", [*_PPA_SYNTH, "--liberty", "fpforge45", "--clock-ns", "2", "--power"],
+     "fpforge45.lib has no timing tables"),
+    ("synth-clock-not-a-liberty", [*_PPA_SYNTH, "--liberty", "{badlib}", "--clock-ns", "2"], "malformed liberty"),
+    ("synth-clock-liberty-missing", [*_PPA_SYNTH, "--liberty", "nodir/x.lib", "--clock-ns", "2"],
+     "liberty file not found: 'nodir/x.lib'"),
+    ("synth-liberty-unknown-name", [*_PPA_SYNTH, "--liberty", "osu18"],
+     "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
+    ("synth-liberty-osu018-not-installed", [*_PPA_SYNTH, "--liberty", "osu018", "--clock-ns", "2"],
+     "liberty osu018 (the OSU 0.18 um cells of Debian's qflow-tech-osu018) is not installed", {"FPFORGE_TECH": "{empty}"}),
+    ("synth-power-without-clock", [*_PPA_SYNTH, "--liberty", "osu018", "--power"], "--power needs --clock-ns T"),
+    ("synth-activity-workload", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "workload"],
+     "--activity workload (toggles from a gate-level simulation) is not yet available"),
+    ("synth-activity-unknown", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "toggles"],
+     "unknown --activity 'toggles'; valid: vectorless, workload"),
+    ("synth-activity-without-power", [*_PPA_SYNTH, "--clock-ns", "2", "--activity", "vectorless"],
+     "--activity applies to --power"),
+    ("synth-power-liberty-without-power-tables", [*_PPA_SYNTH, "--liberty", "{timelib}", "--clock-ns", "2", "--power"],
+     "timelib.lib has no internal_power tables"),
+    ("synth-sta-missing", [*_PPA_SYNTH, "--liberty", "{timelib}", "--clock-ns", "2"],
+     "is not an executable OpenSTA `sta`", {"FPFORGE_STA": "{dir}/nosta"}),
+    ("synth-netlist-out-directory", [*_PPA_SYNTH, "--netlist-out", "{dir}"], "is a directory"),
+    ("synth-netlist-out-missing-dir", [*_PPA_SYNTH, "--netlist-out", "nodir/n.v"], "does not exist"),
+    ("synth-netlist-out-stdout", [*_PPA_SYNTH, "--netlist-out", "-"], "--netlist-out needs a file name"),
+    ("synth-netlist-out-is-output", [*_PPA_SYNTH, "--netlist-out", "r.txt", "-o", "r.txt"],
+     "--netlist-out and -o are the same file"),
+    ("prove-netlist-liberty-unknown-name", ["prove", "decoder", "-f", "e4m3", "--netlist", "--liberty", "osu18"],
+     "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
+]
+
 #: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
 #: make every report wrong (written by the test fixture and bad_input_table.py beside ``{badlib}``).
 _NAND = 'cell (NAND2_X1) { area : 0.8 ; pin (A1) { direction : input ; } pin (A2) { direction : input ; }\n' \
@@ -467,6 +507,10 @@ PLACE_FILES = {
               '  pin (ZN) { direction : output ; function : "!A" ; } }\n}\n',
     "zerolib": "library (zero) {\n" + _NAND + ' cell (INV_X1) { area : 0 ; pin (A) { direction : input ; }\n'
                '  pin (ZN) { direction : output ; function : "!A" ; } }\n}\n',
+    # timing tables (a buffer with a delay) but no power data: --clock-ns gets past the library, --power not
+    "timelib": 'library (timelib) {\n capacitive_load_unit (1, pf) ;\n cell (BUF) { area : 1 ;\n'
+               '  pin (A) { direction : input ; capacitance : 0.01 ; }\n  pin (Y) { direction : output ; '
+               'function : "A" ;\n   timing () { related_pin : "A" ; cell_rise (scalar) { values ("0.1") ; } } } }\n}\n',
 }
 
 # Silent or odd results (issue 30, class 4) and tracebacks (class 5): seeds beyond 32 bits, comma lists with
@@ -593,7 +637,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
-             + _rows("", _WINDOW_BITS_CASES))
+             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1033,4 +1077,28 @@ def _audit_api_cases():
     ]
 
 
-API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases()
+def _ppa_api_cases():
+    """synthesize(clock_ns=, power=, activity=, liberty=NAME): checked before yosys runs."""
+    from fpforge.synth import synthesize
+
+    src = "module x(input a, output y); assign y = ~a; endmodule\n"
+    V, T = ValueError, TypeError
+    return [
+        ("synth-clock-nan", lambda: synthesize(src, "x", clock_ns=float("nan")), V, "finite number of ns > 0"),
+        ("synth-clock-zero", lambda: synthesize(src, "x", clock_ns=0), V, "finite number of ns > 0, not 0.0"),
+        ("synth-clock-string", lambda: synthesize(src, "x", clock_ns="2"), T, "clock_ns must be a number"),
+        ("synth-clock-bool", lambda: synthesize(src, "x", clock_ns=True), T, "clock_ns must be a number"),
+        ("synth-power-not-bool", lambda: synthesize(src, "x", clock_ns=2, power="yes"), T, "power must be True or"),
+        ("synth-power-without-clock", lambda: synthesize(src, "x", power=True), V, "power needs a clock period"),
+        ("synth-activity-workload", lambda: synthesize(src, "x", clock_ns=2, power=True, activity="workload"), V,
+         "is not yet available"),
+        ("synth-activity-unknown", lambda: synthesize(src, "x", clock_ns=2, activity="Vectorless"), V,
+         "unknown activity 'Vectorless'; valid: vectorless, workload"),
+        ("synth-ops-per-cycle-zero", lambda: synthesize(src, "x", clock_ns=2, ops_per_cycle=0), V,
+         "ops_per_cycle must be >= 1"),
+        ("synth-clock-area-only-liberty", lambda: synthesize(src, "x", clock_ns=2), V, "has no timing tables"),
+        ("synth-liberty-unknown-name", lambda: synthesize(src, "x", liberty="nangate"), V, "unknown liberty 'nangate'"),
+    ]
+
+
+API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases() + _ppa_api_cases()
