@@ -19,7 +19,9 @@ setup:
 tech:
 	@if [ -f .tech/osu018/osu018_stdcells.lib ]; then exit 0; fi; \
 	d=$$(mktemp -d); \
-	if (cd $$d && apt-get download -qq qflow-tech-osu018) >/dev/null 2>&1 \
+	if { (cd $$d && apt-get download -qq qflow-tech-osu018) >/dev/null 2>&1 \
+	     || { [ "$$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1 \
+	          && (cd $$d && apt-get download -qq qflow-tech-osu018) >/dev/null 2>&1; }; } \
 	   && dpkg -x $$d/qflow-tech-osu018_*.deb $$d/x && mkdir -p .tech && rm -rf .tech/osu018.tmp \
 	   && cp -r $$d/x/usr/share/qflow/tech/osu018 .tech/osu018.tmp \
 	   && cp $$d/x/usr/share/doc/qflow-tech-osu018/copyright .tech/osu018.tmp/ \
