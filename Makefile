@@ -4,13 +4,30 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 JOBS   ?= 2
 
-.PHONY: setup test regress prove bench area results sweep-paper clean
+.PHONY: setup tech test regress prove bench area results sweep-paper clean
 
 setup:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,native]"
 	$(PY) -m fpforge formats > /dev/null
+	@$(MAKE) --no-print-directory tech
+
+# The OSU 0.18 um cells with NLDM timing and power tables (Debian's qflow-tech-osu018) in .tech/osu018, for
+# `fpforge synth --liberty osu018 --clock-ns T` (docs/ppa.md). apt-get download + dpkg -x (installing the package
+# pulls in ~47 others); best effort: without apt-get setup still succeeds and the PPA options say why.
+tech:
+	@if [ -f .tech/osu018/osu018_stdcells.lib ]; then exit 0; fi; \
+	d=$$(mktemp -d); \
+	if { (cd $$d && apt-get download -qq qflow-tech-osu018) >/dev/null 2>&1 \
+	     || { [ "$$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1 \
+	          && (cd $$d && apt-get download -qq qflow-tech-osu018) >/dev/null 2>&1; }; } \
+	   && dpkg -x $$d/qflow-tech-osu018_*.deb $$d/x && mkdir -p .tech && rm -rf .tech/osu018.tmp \
+	   && cp -r $$d/x/usr/share/qflow/tech/osu018 .tech/osu018.tmp \
+	   && cp $$d/x/usr/share/doc/qflow-tech-osu018/copyright .tech/osu018.tmp/ \
+	   && mv .tech/osu018.tmp .tech/osu018; then echo "setup: osu018 cells in .tech/osu018"; \
+	else echo "setup: could not fetch qflow-tech-osu018 (apt-get download); --liberty osu018 is unavailable"; fi; \
+	rm -rf $$d .tech/osu018.tmp
 
 # Fast tier: ruff (pyflakes + isort), then the golden model, gateware, synthesis, the bulk checks on the prove
 # harness and the cocotb regressions on both simulators (Icarus is skipped, visibly, where iverilog is missing).

@@ -90,18 +90,19 @@ def main():
     print(f"target: >= {TARGET:.0f} M values/s on one core for every encode path (issue 14); exact = the float64 "
           "model (CPU time); speed-up = cpu / exact")
     if "--write-results" in sys.argv[1:]:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import markdown_table, write_section
 
         md = ["## Golden encode throughput", "",
               f"{N:,} operands per path, one core, best of {REPEATS} (wall clock and process CPU time); the exact float64 "
               f"model — the reference the fast paths reproduce bit for bit — on {N_EXACT:,} (CPU time). Target: "
               f">= {TARGET:.0f} M values/s per path.", "",
-              "| path | wall (M values/s) | CPU (M values/s) | exact model (M values/s) | speed-up |",
-              "|---|---:|---:|---:|---:|"]
-        md += [f"| {label} | {wall:.1f} | {cpu:.1f} | {exact:.1f} | {cpu / exact:.1f}x |"
-               for label, wall, cpu, exact in rows]
+              markdown_table(("path", "wall (M values/s)", "CPU (M values/s)", "exact model (M values/s)", "speed-up"),
+                             [(label, f"{wall:.1f}", f"{cpu:.1f}", f"{exact:.1f}", f"{cpu / exact:.1f}x")
+                              for label, wall, cpu, exact in rows], "lrrrr")]
+        data = dict(operands=N, exact_operands=N_EXACT, repeats=REPEATS, target=TARGET,
+                    rows=[dict(path=label, wall=wall, cpu=cpu, exact=exact) for label, wall, cpu, exact in rows])
         write_section("golden-encode-throughput", "\n".join(md),
-                      command="python bench/bench_fastpath.py --write-results")
+                      command="python bench/bench_fastpath.py --write-results", data=data)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import os
 import time
 
 from fpforge.hw.spec import EncoderSpec
-from fpforge.results import machine
+from fpforge.jobs.results import machine
 from fpforge.sim.harness import HarnessRun, build_harness
 from fpforge.sim.prove import CHUNK, Condition, ProofUnit, check_chunk, prove
 from fpforge.synth import synthesize

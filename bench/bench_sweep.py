@@ -24,7 +24,7 @@ import time
 
 from fpforge import sweep
 from fpforge.jobs import Store, cache_dir, executor
-from fpforge.results import machine
+from fpforge.jobs.results import machine
 
 
 def _row(what, ours, target, ok):

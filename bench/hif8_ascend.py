@@ -22,6 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from fpforge.golden import encode, encode_with_flags
+from fpforge.jobs.results import markdown_table
 
 CHUNK = 1 << 24
 
@@ -82,14 +83,14 @@ def main():
           "Ascend; saturation: values in [2^15, 1.25 × 2^15) that hybrid rounding rounds up, ±2^15 in fpforge "
           "and Inf in Huawei's code when saturating (kept on purpose). Decoding differs in one code: 0x80 "
           "(NaN) gives +qNaN. See docs/hif8.md.", "",
-          "| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
-    for label, c in table:
-        md.append(f"| {label} | {c[0]:,} | {c[1]:,} ({c[2]:,}) | {c[3]:,} | {c[4]:,} | {c[5]:,} |")
-    print("\n".join(md[4:]))
+          markdown_table(head, [(label, f"{c[0]:,}", f"{c[1]:,} ({c[2]:,})", f"{c[3]:,}", f"{c[4]:,}", f"{c[5]:,}")
+                                for label, c in table], "l" + "r" * (len(head) - 1))]
+    print(md[4])
     if "--write-results" in sys.argv[1:]:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import write_section
 
-        write_section("hif8-ascend", "\n".join(md), command="python bench/hif8_ascend.py --write-results")
+        write_section("hif8-ascend", "\n".join(md), command="python bench/hif8_ascend.py --write-results",
+                      data=dict(columns=list(head), rows=[dict(label=label, counts=list(c)) for label, c in table]))
 
 
 if __name__ == "__main__":

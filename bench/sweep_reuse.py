@@ -18,7 +18,7 @@ from collections import Counter
 
 from fpforge import sweep
 from fpforge.jobs import Store, cache_dir, executor
-from fpforge.results import machine, write_section
+from fpforge.jobs.results import machine, write_section
 from fpforge.sweep.evaluate import unit_spec
 from fpforge.sweep.run import _FP8
 from fpforge.sweep.space import Space
@@ -111,7 +111,7 @@ def main():
     print(text)
     if args.results:
         write_section("sweep-reuse", "## The reuse flow against the standard flow (sample of the `paper` space)\n\n"
-                      + text, command="python bench/sweep_reuse.py --results")
+                      + text, command="python bench/sweep_reuse.py --results", data=dict(text=text))
     return 0
 
 

@@ -120,16 +120,17 @@ def comma_list(text, option, *, convert=None, example="") -> list:
     if any(not t for t in items):
         raise UsageError(f"{option} {text!r} has an empty item; give a comma list without empty entries"
                          f"{f' (e.g. {option} {example})' if example else ''}")
-    if convert is None:
-        return items
     out = []
     for t in items:
         try:
-            out.append(convert(t))
+            out.append(t if convert is None else convert(t))
         except ValueError:
             kind = "integers" if convert is int else "values"
             raise UsageError(f"{option} takes a comma list of {kind}{f' (e.g. {example})' if example else ''}, "
                              f"not {text!r}") from None
+    twice = next((t for i, t in enumerate(out) if t in out[:i]), None)
+    if twice is not None:  # each item is a row or a run: twice would repeat it
+        raise UsageError(f"{option} {text!r} names {twice} twice; give each item once")
     return out
 
 

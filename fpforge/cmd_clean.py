@@ -44,6 +44,7 @@ def run(args) -> int:
     from .jobs.cache import CACHEDIR_TAG
 
     root = _root()
+    args.kinds = list(dict.fromkeys(args.kinds))  # `clean sim sim` is `clean sim`
     if not root.exists():
         if args.kinds:
             raise UsageError(f"no {', '.join(args.kinds)} in the cache {str(root)!r}; it holds nothing yet")

@@ -23,7 +23,8 @@ MAX_VALUES = 1 << 22
 def add_parser(sub):
     de = sub.add_parser("dot-error", help="error of the f-bit dot-product pipeline against the exact sum, as f varies")
     de.add_argument("--formats", default=None, help="comma list (default mx9,mx6,mx4,mxfp8_e4m3,mxint8,e4m3,e5m2)")
-    de.add_argument("--f", default=None, help="comma list of window widths, 8..256 (default 8,12,16,20,24,32,48)")
+    de.add_argument("--window-bits", "--f", dest="f", default=None,
+                    help="comma list of window widths, 8..256 (default 8,12,16,20,24,32,48); --f is an alias")
     de.add_argument("--r", type=int, default=64, help="elements per dot product (default 64)")
     de.add_argument("--vectors", type=int, default=2000, help="vector pairs per format (default 2000)")
     de.add_argument("--seed", type=seed_arg, default=0)
@@ -37,7 +38,7 @@ def run(args) -> int:
 
     check_output(args.output)
     names = ERROR_FORMATS if args.formats is None else comma_list(args.formats, "--formats", example="mx9,e4m3")
-    fs = ERROR_FS if args.f is None else comma_list(args.f, "--f", convert=int, example="8,16,32")
+    fs = ERROR_FS if args.f is None else comma_list(args.f, "--window-bits/--f", convert=int, example="8,16,32")
     if args.vectors < 1:
         raise UsageError(f"--vectors must be positive, not {args.vectors}")
     for n in names:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from .cliutil import UsageError, add_output, check_output, comma_list, write_output
+from .golden.registry import RUNTIME_BIASES
 
 __all__ = ["add_parser", "run"]
 
@@ -28,7 +29,7 @@ def run(args) -> int:
         raise UsageError(f"plot output must end in .png or .svg, not {args.output!r}")
     check_output(args.output)
     fmts = [get_format(f) for f in comma_list(args.formats, "--formats", example="hif8,e4m3")]
-    if args.bias is not None and not 0 <= args.bias <= 63:
+    if args.bias is not None and args.bias not in RUNTIME_BIASES:
         raise UsageError(f"--bias must be in 0..63, not {args.bias}")
     if args.bias is not None and not any(getattr(f, "runtime_bias", False) for f in fmts):
         raise UsageError("--bias applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp); none was given")

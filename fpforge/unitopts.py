@@ -41,7 +41,8 @@ def add_unit_options(p, units=_UNITS):
     d.add_argument("--b-preset", default=None, help="operand B's format when it differs from A's (same family "
                                                     "and block size)")
     d.add_argument("--r", type=int, default=None, help="elements per dot product (a multiple of k1)")
-    d.add_argument("--f", type=int, default=None, help="bits of the fixed-point window, sign included (8..256)")
+    d.add_argument("--window-bits", "--f", dest="f", type=int, default=None,
+                   help="bits of the fixed-point window, sign included (8..256); --f is an alias")
     d.add_argument("--stages", type=int, default=None, help="pipeline register stages (default 0: combinational)")
     d.add_argument("--raw", action="store_true", help="also output the raw fixed-point sum and its exponent")
     d.add_argument("--io-registers", action="store_true",
@@ -118,7 +119,7 @@ def _dot_operands(args):
         raise UsageError("dot needs --preset: mx9, mx6, mx4, msfp12, msfp16, bdr, an OCP MX format, e4m3, e5m2, "
                          "hif8, cfloat8_143, cfloat8_152 or fp8")
     if args.r is None or args.f is None:
-        raise UsageError("dot needs --r (elements per dot product) and --f (window bits, 8..256)")
+        raise UsageError("dot needs --r (elements per dot product) and --window-bits (alias --f; 8..256)")
     if any(getattr(args, k) is not None for k in _BDR_OPTS):
         fmt_a = _format_of(args, args.preset)
         name_a = "fp8" if fmt_a is None else operand_format(fmt_a).name

@@ -9,12 +9,18 @@ from .minifloat import code_dtype, decode, decode_bits, encode, encode_flags, en
 from .rng import DEFAULT_RAND_BITS, random_bits
 from .block import (BlockEncoding, BlockFormat, MXFormat, bdr, block_words, decode_block, decode_block_bits,
                     encode_block, from_block_words, pack, quantize, unpack)
+from .contract import BlockFormatLike, ScalarFormat
+from .registry import register
+from .taperedformat import TaperedFormat
 
-# Grouped as the imports above: formats, minifloat, rng, block.
+# Grouped as the imports above: formats, minifloat, rng, block, then the descriptor contracts, register and the
+# tapered descriptor (a new format: a ScalarFormat or BlockFormatLike subclass, or a FloatFormat /
+# TaperedFormat / BlockFormat instance, passed to register).
 __all__ = [
     "ROUNDING_MODES", "RUNTIME_BIASES", "SOURCES", "Flag", "FloatFormat", "get_format", "list_formats", "source_of",
     "code_dtype", "decode", "decode_bits", "encode", "encode_flags", "encode_with_flags",
     "DEFAULT_RAND_BITS", "random_bits",
     "BlockEncoding", "BlockFormat", "MXFormat", "bdr", "block_words", "decode_block", "decode_block_bits",
     "encode_block", "from_block_words", "pack", "quantize", "unpack",
+    "BlockFormatLike", "ScalarFormat", "register", "TaperedFormat",
 ]

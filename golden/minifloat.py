@@ -41,7 +41,7 @@ from .minifloat_exact import (  # noqa: F401 - _TABLES: re-exported with the res
 from .taperedformat import TaperedFormat
 
 __all__ = ["MAX_TABLE_BITS", "code_dtype", "decode", "decode_bits", "encode", "encode_exact", "encode_flags",
-           "encode_with_flags", "resolve_bias", "scalar_format", "value_table", "with_denormals", "sr_draws"]
+           "encode_with_flags", "resolve_bias", "scalar_format", "value_table", "sr_draws"]
 
 
 def _check_rounding(fmt, rounding):
@@ -187,13 +187,6 @@ def scalar_format(fmt, *, paper_literal=False, ieee_denormals=False, compat=None
         raise FpforgeTypeError(f"encode() and decode() handle scalar formats, not {getattr(fmt, 'name', fmt)!r}")
     fmt = tapered.with_compat(fmt, compat)
     return resolve_variant(fmt, paper_literal=paper_literal, ieee_denormals=ieee_denormals)
-
-
-def with_denormals(fmt, ieee_denormals: bool):
-    """``fmt``, or its IEEE-denormal variant (``<fmt>_ieee``) when ``ieee_denormals``: the old name of
-    ``resolve_variant(fmt, ieee_denormals=...)``, kept for callers written before variants were
-    descriptors."""
-    return resolve_variant(fmt, ieee_denormals=ieee_denormals)
 
 
 def _encode(fmt, x, outputs, rounding=None, saturate=False, nan_to_zero=False, seed=None, bias=None, rand=None,

@@ -19,11 +19,12 @@ from __future__ import annotations
 import errno
 import os
 import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
-from ..golden.errors import FpforgeValueError
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 
 __all__ = ["CACHEDIR_TAG", "CacheUnusable", "cache_dir", "cache_root", "check_cache", "check_dir",
            "check_environment", "note_rebuilt", "write_atomic"]
@@ -128,7 +129,10 @@ def check_cache() -> Path:
     key = (os.getpid(), str(root))
     if key in _checked and root.is_dir():
         return root
-    fresh = not root.exists()
+    try:
+        fresh = not root.exists()
+    except OSError:  # a name too long, a loop of links: check_dir says so in one line
+        fresh = True
     check_dir(root, anchor, source, hint)
     if fresh or not (root / CACHEDIR_TAG).exists() and root.name == "fpforge":
         try:
@@ -182,6 +186,12 @@ def cache_dir(kind: str | None = None) -> Path:
     """The cache directory (created if missing, checked with :func:`check_cache`), or its subdirectory
     ``kind`` (``"prove/harness"`` nests); a file where a subdirectory belongs is a corrupt entry: removed,
     noted, recreated."""
+    if kind is not None and not isinstance(kind, str):
+        raise FpforgeTypeError(f"kind must be a subdirectory name of the cache (a str such as 'sim') or None, "
+                               f"not {kind!r}")
+    if kind and (os.path.isabs(kind) or ".." in Path(kind).parts):
+        raise FpforgeValueError(f"kind must be a relative name inside the cache ('sim', 'prove/harness'), not "
+                                f"{kind!r}")
     root = check_cache()
     if not kind:
         return root
@@ -223,17 +233,45 @@ def note_rebuilt(path, why: str, remove: bool = False) -> None:
 
 
 def write_atomic(path, data) -> None:
-    """Write ``data`` (str or bytes) to ``path`` through a temporary file and a rename."""
+    """Write ``data`` (str or bytes) to ``path`` through a temporary file and a rename. A symbolic link is
+    written through (its target is replaced, not the link); an existing device, FIFO or socket
+    (``/dev/stdout``, ``/dev/null``, a pipe) is written in place (a rename would replace the device node).
+    An OS error names ``path``, never the temporary file."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise FpforgeTypeError(f"path must be a file path (str or os.PathLike), not {path!r}")
+    if not isinstance(data, (str, bytes)):
+        raise FpforgeTypeError(f"data must be str or bytes, not {type(data).__name__}")
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fpforge-", suffix=".tmp")
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        try:
+            with open(path, mode) as f:
+                f.write(data)
+        except OSError as e:
+            if e.filename == path:
+                raise
+            raise type(e)(e.errno, e.strerror, path) from None
+        return
+    target = os.path.realpath(path) if os.path.islink(path) else path
+    directory = os.path.dirname(os.path.abspath(target))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".fpforge-", suffix=".tmp")
+    except OSError as e:
+        raise type(e)(e.errno, e.strerror, path) from None
     try:
         with os.fdopen(fd, mode) as f:
             f.write(data)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(e, OSError) and e.filename != path:
+            raise type(e)(e.errno, e.strerror, path) from None
         raise

@@ -81,9 +81,14 @@ class Store:
     def __init__(self, directory):
         if not isinstance(directory, (str, os.PathLike)):
             raise FpforgeTypeError(f"Store directory must be a path, not {directory!r}")
+        if not os.fspath(directory):
+            raise FpforgeValueError("Store directory must name a directory, not ''")
         self.directory = Path(directory)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            problem = "a broken link" if self.directory.is_symlink() else "not a directory"
+            raise FpforgeValueError(f"cannot use {str(directory)!r} as a result store: it is {problem}") from None
         except OSError as e:
             raise FpforgeValueError(f"cannot use {str(directory)!r} as a result store: {e.strerror or e}") from None
         if not self.directory.is_dir():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..golden import ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
+from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, decode_bits, encode_with_flags, get_format, random_bits
 from ..golden.formats import resolve_variant
 from ..golden.layout import ints_to_words, pack_lanes, twos_words, words_to_ints
 from ..golden.rng import DEFAULT_RAND_BITS
@@ -36,6 +36,24 @@ class UnitCase:
     @property
     def size(self):
         return len(next(iter(self.inputs.values())))
+
+
+def _check_cfg(cfg, what, unit=False):
+    """``cfg`` is a :class:`fpforge.hw.UnitSpec` or a dict of :func:`fpforge.hw.build_unit` keywords (with
+    ``unit`` for :func:`unit_case`); anything else is one clear TypeError/ValueError."""
+    from ..golden.errors import FpforgeTypeError, UnknownName
+    from ..hw.spec import UnitSpec
+
+    if isinstance(cfg, UnitSpec):
+        return
+    if not isinstance(cfg, dict):
+        raise FpforgeTypeError(f"cfg of {what} must be a unit spec (fpforge.hw.UnitSpec) or a dict of build_unit "
+                               f"keywords (spec.as_options()), not {cfg!r}"[:300])
+    units = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
+    if unit and cfg.get("unit") not in units:
+        raise UnknownName(f"cfg['unit'] of {what} must be one of {', '.join(units)}, not {cfg.get('unit')!r}")
+    if "format" not in cfg and cfg.get("unit") != "dot":
+        raise UnknownName(f"cfg of {what} names no format (a 'format' key; see fpforge.golden.list_formats())")
 
 
 def unit_format(cfg):
@@ -64,6 +82,7 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
     for (default: ``EXHAUSTIVE_BIASES`` for 16-bit sources, ``DEFAULT_BIASES`` for FP32; random FP32
     operands get a random bias each, from all 64). ``stim`` may be ``(patterns, bias)``.
     """
+    _check_cfg(cfg, "encoder_case")
     fmt, source = unit_format(cfg), cfg.get("source", "fp32")
     roundings = cfg.get("rounding") or fmt.roundings[:1]
     roundings = (roundings,) if isinstance(roundings, str) else tuple(roundings)
@@ -113,13 +132,14 @@ def encoder_case(cfg, *, n_random=100_000, seed=1, stim=None, biases=None):
 def decoder_case(cfg, *, biases=None):
     """All codes of the format, decoded to the target; a run-time-bias format repeats them for each bias
     of ``biases`` (default: all 64 for 8-bit codes, :data:`DEFAULT_BIASES` for wider ones)."""
+    _check_cfg(cfg, "decoder_case")
     fmt = unit_format(cfg)
     codes = np.arange(1 << fmt.bits, dtype=np.uint64)
     if not fmt.runtime_bias:
         y = decode_bits(fmt, codes, cfg.get("target", "fp32")).astype(np.uint64)
         return UnitCase(inputs={"a": codes}, expected={"y": y}, labels=[(0, "all codes")])
     if biases is None:
-        biases = range(64) if fmt.bits <= 8 else DEFAULT_BIASES
+        biases = RUNTIME_BIASES if fmt.bits <= 8 else DEFAULT_BIASES
     biases = np.asarray(tuple(biases), dtype=np.uint64)
     # Interleave: code-major, so the bias changes from one vector to the next.
     a = np.repeat(codes, len(biases))
@@ -130,6 +150,8 @@ def decoder_case(cfg, *, biases=None):
 
 
 def unit_case(cfg, *, biases=None, **kwargs):
+    if not hasattr(cfg, "unit"):
+        _check_cfg(cfg, "unit_case", unit=True)
     if cfg["unit"] == "dot":
         return dot_case(cfg, **kwargs)
     if cfg["unit"] == "block-encoder":

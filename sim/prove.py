@@ -34,15 +34,10 @@ import numpy as np
 
 from ..golden import DEFAULT_RAND_BITS, SOURCES, decode_bits, encode_with_flags, random_bits
 from ..golden.errors import FpforgeValueError, ToolError
-from ..jobs import cache_dir
+from ..jobs import Store, TaskFailure, cache_dir, executor, run_tasks
 from .cases import unit_format
 from .harness import HarnessRun, build_harness
 from .prove_unit import Condition, ProofUnit
-
-try:  # the shared executor (COMMON.md "Parallel execution"); a local stand-in until it lands
-    from ..jobs import Store, TaskFailure, executor, run_tasks
-except ImportError:
-    from ._jobs_standin import Store, TaskFailure, executor, run_tasks
 
 __all__ = ["BATCH", "CHUNK", "PROOF_SEED", "Condition", "ProofResult", "ProofUnit", "check_chunk", "golden_version",
            "prove", "prover_version", "ProofGolden"]

@@ -11,7 +11,9 @@ table of every row; rows not proved yet say so.
 The table is the lasting record, the row store (in the user's cache) only a copy on one machine: each row
 of the table carries the first 16 hex digits of its record key (the prover's and the golden model's
 sources, the unit's harness spec and configuration, the condition, the seed), and :class:`RowStore` reads
-the proved rows of the committed table whose key is the one the row has today. A fresh clone on a new
+the proved rows of the committed table whose key is the one the row has today. The table is kept as data,
+``docs/results/proofs.json`` (:func:`table_data`: every row, its record and key, and the sums); the
+markdown of ``docs/results.md`` is its view (:func:`proofs_markdown`). A fresh clone on a new
 machine therefore goes on where the table stopped; a row whose unit, prover or golden model changed since
 has another key and is proved again.
 """
@@ -19,16 +21,13 @@ has another key and is proved again.
 from __future__ import annotations
 
 from ..golden import get_format, list_formats
-from ..jobs import cache_dir
+from ..jobs import MISSING, Store, cache_dir, digest
+from ..jobs.results import markdown_table, read_data
 from .prove_unit import ProofUnit
 
-try:
-    from ..jobs import MISSING, Store, digest
-except ImportError:
-    from ._jobs_standin import MISSING, Store, digest
-
-__all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "estimate", "estimate_sources", "record_configs", "row_key",
-           "sample_unit", "table_cpu", "table_markdown", "table_records", "table_rows"]
+__all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "committed_table", "estimate", "estimate_sources",
+           "proofs_markdown", "record_configs", "row_key", "sample_unit", "table_cpu", "table_data", "table_markdown",
+           "table_records"]
 
 #: Hex digits of a row's record key shown in the proof table (64 bits).
 KEY_DIGITS = 16
@@ -55,51 +54,45 @@ def row_key(unit: ProofUnit, cond, seed) -> str:
                    "cfg": unit.golden_cfg, "cond": list(cond), "seed": seed})
 
 
-def _parse_seconds(text):
-    """``"85 s"``, ``"3.2 min"`` (as :func:`_fmt_seconds` writes them) -> seconds."""
-    num, unit = text.split()
-    return float(num) * (60 if unit == "min" else 1)
+def committed_table(path=None):
+    """The data of the committed proof table (``docs/results/proofs.json``, :func:`table_data`'s form), or
+    None if there is none. ``path``: another proofs JSON, or the results document it sits beside."""
+    doc = read_data("proofs", path)
+    return None if doc is None else doc["data"]
 
 
-def table_rows(section):
-    """``(column names, rows)`` of a proof table (the body of the section ``proofs``), each row its list of
-    stripped cells; ``(None, [])`` when the table has no header."""
-    lines = (section or "").splitlines()
-    header = next((ln for ln in lines if ln.startswith("| unit |")), None)
-    if header is None:
-        return None, []
+def _rows_of(table):
+    """The rows of a proof table's data (None: none), each a dict with its ``record`` (None: not run)."""
+    if table is None:
+        return []
+    rows = table.get("rows") if isinstance(table, dict) else None
+    if not isinstance(rows, list):
+        from ..golden.errors import FpforgeValueError
 
-    def cells(line):
-        return [c.strip() for c in line.split("|")[1:-1]]
+        raise FpforgeValueError("the proof table's data has no list of rows (regenerate docs/results/proofs.json "
+                                "with `fpforge report proofs`)")
+    return [r for r in rows if isinstance(r, dict)]
 
-    return cells(header), [cells(ln) for ln in lines if ln.startswith("| fpforge_")]
 
-
-def table_records(section) -> dict:
-    """``{key prefix: record}`` of the rows of a proof table (the body of the section ``proofs``) that were
-    proved with no mismatch and carry their record key. (A row with mismatches is not carried: it is proved
-    again, so its counterexamples are printed.)"""
-    names, rows = table_rows(section)
-    if names is None or "key" not in names:
-        return {}
+def table_records(table) -> dict:
+    """``{key prefix: record}`` of the rows of a proof table (``table``: its data, :func:`table_data`'s form)
+    that were proved with no mismatch and carry their record key. (A row with mismatches is not carried: it is
+    proved again, so its counterexamples are printed.)"""
     out = {}
-    for cells in rows:
-        if len(cells) != len(names):
+    for row in _rows_of(table):
+        rec, key = row.get("record"), row.get("key")
+        if not isinstance(rec, dict) or not isinstance(key, str) or len(key) != KEY_DIGITS:
             continue
-        row = dict(zip(names, cells))
-        key = row["key"].strip("`")
         try:
-            vectors, mismatches = (int(row[c].replace(",", "")) for c in ("vectors", "mismatches"))
-            wall = row["wall time"]
-            rec = dict(vectors=vectors, mismatches=mismatches, first=[],
-                       seconds=_parse_seconds(wall.replace("(resumed)", "")), resumed="(resumed)" in wall,
-                       date=row["date"], machine=row["machine"], carried=True)
-            if row["CPU time"] != "-":
-                rec["cpu"] = _parse_seconds(row["CPU time"])
-        except (KeyError, ValueError):
-            continue  # a row not run, or one edited by hand out of shape
-        if mismatches == 0 and len(key) == KEY_DIGITS:
-            out[key] = rec
+            carried = dict(vectors=int(rec["vectors"]), mismatches=int(rec["mismatches"]), first=[],
+                           seconds=float(rec["seconds"]), resumed=bool(rec.get("resumed")), date=str(rec["date"]),
+                           machine=str(rec["machine"]), carried=True)
+            if rec.get("cpu") is not None:
+                carried["cpu"] = float(rec["cpu"])
+        except (KeyError, TypeError, ValueError):
+            continue  # a row edited by hand out of shape
+        if carried["mismatches"] == 0:
+            out[key] = carried
     return out
 
 
@@ -108,15 +101,13 @@ class RowStore:
     first mismatches, wall seconds, date and machine, keyed by everything the proof depended on.
 
     ``carried``: rows of a committed proof table (:func:`table_records`) to fall back on; by default those of
-    ``docs/results.md`` when ``directory`` is the default store, none otherwise.
+    ``docs/results/proofs.json`` when ``directory`` is the default store, none otherwise.
     """
 
     def __init__(self, directory=None, carried=None):
         self.store = Store(cache_dir("prove") / "rows" if directory is None else directory)
         if carried is None and directory is None:
-            from ..results import read_section
-
-            carried = table_records(read_section("proofs"))
+            carried = table_records(committed_table())
         self.carried = carried or {}
 
     def get(self, unit, cond, seed):
@@ -135,50 +126,45 @@ class RowStore:
 ESTIMATE_SAMPLE = 1 << 22
 
 
-def table_cpu(section) -> dict:
-    """``{(unit, format, mode, sat, bias): (CPU seconds, date, machine)}`` of the rows of a proof table (the body of
-    the section ``proofs``) run over all 2**32 inputs with a CPU time, whatever their record key: what a row
-    cost when it was last proved (by the golden model and prover of then)."""
-    names, rows = table_rows(section)
+def table_cpu(table) -> dict:
+    """``{(unit, format, mode, sat, bias): (CPU seconds, date, machine)}`` of the rows of a proof table (``table``:
+    its data) run over all 2**32 inputs with a CPU time, whatever their record key: what a row cost when it was
+    last proved (by the golden model and prover of then). ``sat`` and ``bias`` as the table shows them."""
     out = {}
-    for cells in rows:
-        if names is None or len(cells) != len(names):
+    for row in _rows_of(table):
+        rec = row.get("record")
+        if not isinstance(rec, dict) or rec.get("vectors") != 1 << 32 or rec.get("cpu") is None:
             continue
-        row = dict(zip(names, cells))
-        try:
-            if int(row["vectors"].replace(",", "")) != 1 << 32 or row["CPU time"] in ("", "-"):
-                continue
-            cpu = _parse_seconds(row["CPU time"])
-        except (KeyError, ValueError):
-            continue
-        out[(row["unit"], row["format"], row["mode"], row["sat"], row["bias"])] = (cpu, row["date"], row["machine"])
+        key = (row.get("unit"), row.get("format"), row.get("mode"), str(row.get("sat")), _bias(row.get("bias")))
+        out[key] = (float(rec["cpu"]), rec.get("date", ""), rec.get("machine", ""))
     return out
 
 
-def estimate_sources(selected, rows=None, *, fresh=False, section=None):
+def _bias(bias):
+    return "-" if bias is None else str(bias)
+
+
+def estimate_sources(selected, rows=None, *, fresh=False, table=None):
     """Where each row of ``selected`` (``(unit, conditions)`` pairs) gets its CPU time per vector from,
     without building anything: ``[(unit, cond, kind, ns, info)]`` with ``kind``
 
     * ``"proved"``: ``rows`` (a :class:`RowStore`) has the row under today's key — a run skips it; ``ns``
       from its recorded CPU time (None if it has none), ``info`` its date;
-    * ``"table"``: the proof table ``section`` (default: docs/results.md's) has the same row (unit,
+    * ``"table"``: the proof table ``table`` (its data; default: docs/results/proofs.json's) has the same row (unit,
       format, mode, sat, bias) proved over all 2**32 inputs under an earlier key; ``ns`` = its CPU time / 2**32,
       ``info`` its date and machine;
     * ``"sample"``: neither (or ``fresh``): to be measured by :func:`estimate`; ``ns`` and ``info`` None.
     """
     from .prove import PROOF_SEED
 
-    if section is None:
-        from ..results import read_section
-
-        section = read_section("proofs")
-    earlier = {} if fresh else table_cpu(section)
+    if table is None and not fresh:
+        table = committed_table()
+    earlier = {} if fresh else table_cpu(table)
     out = []
     for unit, conds in selected:
         for cond in conds:
             rec = None if fresh or rows is None else rows.get(unit, cond, PROOF_SEED)
-            bias = "-" if cond.bias is None else str(cond.bias)
-            old = earlier.get((unit.top, unit.cfg["format"], cond.mode, str(cond.sat), bias))
+            old = earlier.get((unit.top, unit.cfg["format"], cond.mode, str(cond.sat), _bias(cond.bias)))
             if rec is not None:
                 ns = 1e9 * rec["cpu"] / rec["vectors"] if rec.get("cpu") and rec.get("vectors") else None
                 out.append((unit, cond, "proved", ns, rec.get("date", "")))
@@ -244,41 +230,68 @@ def _fmt_seconds(s):
     return f"{s:.0f} s" if s < 600 else f"{s / 60:.1f} min"
 
 
+_COLUMNS = ("unit", "format", "mode", "sat", "bias", "Verilog sha256", "vectors", "mismatches", "wall time",
+            "CPU time", "date", "machine", "key")
+
+
+def table_data(rows, *, total_seconds=None) -> dict:
+    """The proof table as data (what ``docs/results/proofs.json`` holds): ``rows`` are ``(unit, condition,
+    record or None)`` of the record (draws of :data:`~fpforge.sim.prove.PROOF_SEED`). Each row: ``unit``
+    (the top), ``format``, ``mode``, ``sat``, ``bias`` (None: fixed), ``verilog_sha256`` (as shown), ``record``
+    (None: not run; else ``vectors``, ``mismatches``, ``seconds``, ``cpu`` (None: not measured), ``resumed``,
+    ``date``, ``machine``) and ``key`` (the record key's first :data:`KEY_DIGITS` hex digits; None: not run);
+    then the sums over the rows run (``wall_seconds``, ``cpu_seconds``) and ``run_seconds`` (this run's wall
+    time, None if not given)."""
+    from .prove import PROOF_SEED
+
+    out, wall_sum, cpu_sum = [], 0.0, 0.0
+    for unit, cond, rec in rows:
+        row = dict(unit=unit.top, format=unit.cfg["format"], mode=cond.mode, sat=cond.sat, bias=cond.bias,
+                   verilog_sha256=unit.verilog_hash, record=None, key=None)
+        if rec is not None:
+            row["record"] = dict(vectors=rec["vectors"], mismatches=rec["mismatches"], seconds=rec["seconds"],
+                                 cpu=rec.get("cpu"), resumed=bool(rec.get("resumed")), date=rec["date"],
+                                 machine=rec["machine"])
+            row["key"] = row_key(unit, cond, PROOF_SEED)[:KEY_DIGITS]
+            wall_sum += rec["seconds"]
+            cpu_sum += rec.get("cpu", 0.0) or 0.0
+        out.append(row)
+    return dict(columns=list(_COLUMNS), rows=out, wall_seconds=wall_sum, cpu_seconds=cpu_sum, run_seconds=total_seconds)
+
+
 def table_markdown(rows, *, total_seconds=None) -> str:
     """Markdown of the proof table; ``rows`` are ``(unit, condition, record or None)`` of the record (draws of
     :data:`~fpforge.sim.prove.PROOF_SEED`)."""
-    from .prove import PROOF_SEED
+    return proofs_markdown(table_data(rows, total_seconds=total_seconds))
 
+
+def proofs_markdown(table) -> str:
+    """Markdown of the proof table from its data (:func:`table_data`): the view ``docs/results.md`` shows."""
     lines = ["## Exhaustive proofs (`fpforge prove`)", "",
              "Every input pattern of each unit checked bit for bit (code and flags) against the golden model by "
              "the Verilator C++ harness ([docs/prove.md](prove.md)); `sr` draws: seed 0, pattern i gets draw i.",
              "The wall time depends on the machine and its load (column `machine`); the CPU time (the harness "
              "processes and the workers' Python side, golden model included, summed) less so. `key`: the row's "
              "record key (a hash of the prover's and the golden model's sources, the unit and the condition); a "
-             "fresh clone takes a row with today's key from this table instead of proving it again.",
-             "", "| unit | format | mode | sat | bias | Verilog sha256 | vectors | mismatches | wall time | CPU time "
-                 "| date | machine | key |",
-             "|---|---|---|---|---|---|---:|---:|---:|---:|---|---|---|"]
-    done = proved = 0
-    wall_sum = cpu_sum = 0.0
-    for unit, cond, rec in rows:
-        bias = "-" if cond.bias is None else str(cond.bias)
-        head = f"| {unit.top} | {unit.cfg['format']} | {cond.mode} | {cond.sat} | {bias} | `{unit.verilog_hash}` |"
+             "fresh clone takes a row with today's key from this table instead of proving it again.", ""]
+    cells, done, proved = [], 0, 0
+    for row in _rows_of(table):
+        head = [row["unit"], row["format"], row["mode"], row["sat"], _bias(row["bias"]), f"`{row['verilog_sha256']}`"]
+        rec = row["record"]
         if rec is None:
-            lines.append(head + " not run | | | | | | |")
+            cells.append(head + ["not run", "", "", "", "", "", ""])
             continue
         done += 1
         proved += rec["mismatches"] == 0
-        wall_sum += rec["seconds"]
-        cpu_sum += rec.get("cpu", 0.0)
         wall = _fmt_seconds(rec["seconds"]) + (" (resumed)" if rec.get("resumed") else "")
-        cpu = _fmt_seconds(rec["cpu"]) if "cpu" in rec else "-"
-        key = row_key(unit, cond, PROOF_SEED)[:KEY_DIGITS]
-        lines.append(head + f" {rec['vectors']:,} | {rec['mismatches']:,} | {wall} | {cpu} | {rec['date']} | "
-                            f"{rec['machine']} | `{key}` |")
-    lines += ["", f"{done} of {len(rows)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
-                  f"Summed over the rows run: wall {wall_sum / 3600:.2f} h, CPU {cpu_sum / 3600:.2f} h. "
+        cpu = "-" if rec.get("cpu") is None else _fmt_seconds(rec["cpu"])
+        cells.append(head + [f"{rec['vectors']:,}", f"{rec['mismatches']:,}", wall, cpu, rec["date"], rec["machine"],
+                             f"`{row['key']}`"])
+    lines.append(markdown_table(_COLUMNS, cells, "llllllrrrrlll"))
+    lines += ["", f"{done} of {len(cells)} rows run, {proved} proved (no mismatch on all 2^32 inputs). "
+                  f"Summed over the rows run: wall {table['wall_seconds'] / 3600:.2f} h, CPU "
+                  f"{table['cpu_seconds'] / 3600:.2f} h. "
                   "(resumed): the row finished a run interrupted earlier; its wall time is the last run's."]
-    if total_seconds is not None:
-        lines[-1] += f" Wall time of this run: {_fmt_seconds(total_seconds)}."
+    if table.get("run_seconds") is not None:
+        lines[-1] += f" Wall time of this run: {_fmt_seconds(table['run_seconds'])}."
     return "\n".join(lines) + "\n"

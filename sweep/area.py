@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..golden import get_format
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json
+from ..jobs.results import markdown_table
 from .run import synthesize_units
 from .space import register_spaces
 from .table import memory_accesses
@@ -85,13 +86,11 @@ class AreaTable:
         for t in self.space.tables:
             if t.title:
                 out += [t.title, ""]
-            out.append("| " + " | ".join(t.header) + " |")
-            out.append("|" + "---|" * len(t.header))
+            cells = []
             for label, cfgs in t.rows:
                 reps = [self._rep(c) for c in cfgs]
-                cells = t.render(label, reps) if t.render else [label, *map(_cell, reps)]
-                out.append("| " + " | ".join(cells) + " |")
-            out.append("")
+                cells.append(t.render(label, reps) if t.render else [label, *map(_cell, reps)])
+            out += [markdown_table(t.header, cells), ""]
         return "\n".join(out)
 
     def _flat(self):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+from ..jobs.results import markdown_table
 from .table import SCALED_FAMILIES
 
 __all__ = ["CLAIMS", "READINGS", "check_claims", "claims_markdown"]
@@ -198,10 +199,9 @@ def claims_markdown(result, readings=(False, True)) -> str:
     out = []
     for counted in readings:
         lines = [f"**{READINGS[counted]}:**", ""] if len(readings) > 1 else []
-        lines += ["| claim | the paper (seed 004 §IV-C) | tolerance | ours | verdict | why, where it differs |",
-                  "|---|---|---|---|---|---|"]
-        for c in check_claims(result, counted):
-            lines.append(f"| ({c['claim']}) | {c['statement']} | {c['paper']} | {c['ours']} | {c['verdict']} | "
-                         f"{c['why']} |")
+        lines.append(markdown_table(("claim", "the paper (seed 004 §IV-C)", "tolerance", "ours", "verdict",
+                                     "why, where it differs"),
+                                    [(f"({c['claim']})", c["statement"], c["paper"], c["ours"], c["verdict"], c["why"])
+                                     for c in check_claims(result, counted)]))
         out.append("\n".join(lines) + "\n")
     return "\n".join(out)

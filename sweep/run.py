@@ -3,6 +3,7 @@ area relative to the FP8 unit at the same r and f, memory, cost, Pareto — in p
 
 from __future__ import annotations
 
+import os
 import time
 
 from ..golden.errors import FpforgeTypeError
@@ -22,6 +23,9 @@ _TASKS = {"numerics": (numerics_task, numerics_key), "verilog": (verilog_task, v
 
 def evaluate(task):
     """The one task function of a sweep: ``task["kind"]`` is ``numerics``, ``verilog`` or ``area``."""
+    if not isinstance(task, dict) or task.get("kind") not in _TASKS:
+        raise FpforgeTypeError(f"task must be a sweep task (a dict whose kind is {', '.join(_TASKS)}), not "
+                               f"{task!r}"[:300])
     return _TASKS[task["kind"]][0](task)
 
 
@@ -114,6 +118,14 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
     -------
     SweepResult
     """
+    if executor is not None and not isinstance(executor, Executor):
+        raise FpforgeTypeError(f"executor must be None or an fpforge.jobs executor (fpforge.jobs.executor(jobs=...)), "
+                               f"not {executor!r}")
+    for flag, v in (("synth", synth), ("progress", progress)):
+        if not isinstance(v, bool):
+            raise FpforgeTypeError(f"{flag} must be True or False, not {v!r}")
+    if cache is not None and cache is not False and not isinstance(cache, (str, os.PathLike, Store)):
+        raise FpforgeTypeError(f"cache must be None, False, a directory or a Store, not {cache!r}")
     space = load_space(space)
     if not isinstance(space, Space):
         raise FpforgeTypeError(f"fpforge.sweep.run takes a dot-product space; {space.name!r} is an area table "

@@ -55,6 +55,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import re
 import tomllib
 from pathlib import Path
 
@@ -389,6 +390,7 @@ class Space:
         if not isinstance(name, str) or not name:
             raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
                            "a non-empty string")
+        _check_name(name, where)
         self.name = name
         self.r = _int("r", r, 1, MAX_R, where + "[dot] ")
         if f != "auto":
@@ -396,6 +398,9 @@ class Space:
         self.f = f
         self.vectors = _int("vectors", vectors, 1, MAX_VECTORS, where + "[qsnr] ")
         self.seed = _int("seed", seed, 0, MAX_SEED, where + "[qsnr] ")
+        if liberty is not None and not isinstance(liberty, (str, Path)):
+            raise _problem(FpforgeTypeError, where, "[synth]", "liberty", f"must be a path, not {_show(liberty)}",
+                           "an existing liberty file")
         if liberty is not None and not Path(liberty).is_file():
             raise _problem(FpforgeValueError, where, "[synth]", "liberty", f"file not found: {str(liberty)!r}",
                            "an existing liberty file")
@@ -410,6 +415,10 @@ class Space:
             raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
                            "a string")
         self.description = description
+        if not isinstance(points, (list, tuple)) or not all(
+                isinstance(p, dict) and {"name", "family", "format", "k1"} <= p.keys() for p in points):
+            raise _problem(FpforgeTypeError, where, "", "points", f"must be a list of points, not {_show(points)}",
+                           "dicts from fpforge.sweep.point or preset_points")
         self.points = _dedupe(points, where, labels)
         if not self.points:
             raise _problem(FpforgeValueError, where, "", "", f"space {name!r} has no points",
@@ -432,6 +441,17 @@ class Space:
         if p["family"] in ("bdr", "ocp") and p["k1"] > self.r:
             return p["k1"]
         return self.r
+
+
+#: What a space's name may be: it names files (``docs/results/NAME.csv``) and the docs/results.md section.
+SPACE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+
+
+def _check_name(name, where=""):
+    if not SPACE_NAME.match(name):
+        raise _problem(FpforgeValueError, where, "", "name", f"{name!r} is not a plain name (it names the results: "
+                       "docs/results/NAME.csv, the docs/results.md section)",
+                       "letters, digits, '_', '-' and '.', starting with a letter or digit")
 
 
 _TOP = {"name": "", "description": "", "dot": "[dot]", "qsnr": "[qsnr]", "synth": "[synth]", "grid": "[[grid]]",
@@ -508,10 +528,12 @@ def from_dict(data: dict, where="", announce=None) -> Space:
     for k in data:
         if k not in _TOP:
             raise _problem(UnknownName, where, "", k, "unknown table or key", ", ".join(v or k for k, v in _TOP.items()))
-    name = data.get("name", "space")
+    stem = Path(where.rstrip(": ")).stem if where else ""
+    name = data.get("name", stem if SPACE_NAME.match(stem) else "space")  # default: the file's name
     if not isinstance(name, str) or not name.strip():
         raise _problem(FpforgeTypeError if not isinstance(name, str) else FpforgeValueError, where, "", "name",
                        f"must be a non-empty string, not {_show(name)}", "a non-empty string")
+    _check_name(name, where)
     description = data.get("description", "")
     if not isinstance(description, str):
         raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
@@ -614,7 +636,7 @@ def load_space(space, announce=None):
         raise UnknownName(f"unknown space {str(space)!r}: not a built-in space ({', '.join(names)}) "
                           "nor an existing .toml file")
     try:
-        data = tomllib.loads(path.read_text())
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM is allowed
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise FpforgeValueError(f"{space}: not valid TOML: {e}") from None
     except OSError as e:

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+import os
 from dataclasses import dataclass, field
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
@@ -35,6 +36,10 @@ FP8_BITS = 8
 
 def memory_accesses(bits_per_element) -> int:
     """64-byte accesses that fetch a 256-element tile: ceil(256 x bits per element / 512)."""
+    if isinstance(bits_per_element, bool) or not isinstance(bits_per_element, (int, float)):
+        raise FpforgeTypeError(f"bits_per_element must be a number, not {bits_per_element!r}")
+    if not (math.isfinite(bits_per_element) and bits_per_element > 0):
+        raise FpforgeValueError(f"bits_per_element must be a finite number > 0, not {bits_per_element!r}")
     return math.ceil(round(TILE * bits_per_element, 9) / ACCESS_BITS)
 
 
@@ -54,6 +59,8 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
         raise FpforgeTypeError(f"tol must be a number of dB, not {type(tol).__name__}")
     if not (math.isfinite(tol) and tol >= 0):
         raise FpforgeValueError(f"tol must be a finite number of dB >= 0, not {tol!r}")
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) for r in rows):
+        raise FpforgeTypeError(f"rows must be a list of dicts (a sweep's rows), not {rows!r}"[:300])
     pts = [(r.get(x), r.get(y)) for r in rows]
     by_cost = {}
     for c, q in pts:
@@ -117,6 +124,8 @@ def read_csv(path, space) -> "SweepResult":
     sp = load_space(space)
     if not isinstance(sp, Space):
         raise FpforgeValueError(f"{sp.name!r} is an area table: a CSV is re-read for a dot-product space")
+    if not isinstance(path, (str, os.PathLike)):  # open(5) would read (and close) file descriptor 5
+        raise FpforgeTypeError(f"path must be a CSV file's path (str or os.PathLike), not {path!r}")
     name = str(path)
     try:
         with open(path, newline="", encoding="utf-8") as fh:

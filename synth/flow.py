@@ -47,6 +47,7 @@ afterwards; the report holds no absolute paths.
 from __future__ import annotations
 
 import json
+import math
 import re
 import shutil
 import tempfile
@@ -63,6 +64,8 @@ from .liberty import (  # noqa: F401 - re-exported for callers of the one-module
     parse_liberty_text,
 )
 from .netlist import logic_depth
+from .sta import DEFAULT_INPUT_ACTIVITY
+from .tech import resolve_liberty
 from .yosys import (  # noqa: F401
     crash_summary,
     last_error_line,
@@ -171,8 +174,13 @@ def synthesize(
     netlist: bool = False,
     pre_abc: bool = True,
     reuse: bool = False,
+    clock_ns: float | None = None,
+    power: bool = False,
+    activity: str = "vectorless",
+    ops_per_cycle: int = 1,
 ) -> dict:
-    """Synthesize a Verilog design to Liberty cells and report its area.
+    """Synthesize a Verilog design to Liberty cells and report its area (and, with ``clock_ns``, its
+    delay, slack and power from OpenSTA: docs/ppa.md).
 
     Parameters
     ----------
@@ -184,7 +192,8 @@ def synthesize(
     liberty : str or Path, optional
         Liberty library to map to; defaults to the bundled ``fpforge45.lib``
         (Nangate45 X1 cell areas).  Any PDK library (e.g. sky130_fd_sc_hd)
-        works; it must be an uncompressed text file.
+        works; it must be an uncompressed text file.  The names ``fpforge45``
+        and ``osu018`` (:mod:`fpforge.synth.tech`) stand for those libraries.
     abc_script : str, optional
         ABC commands for the combinational mapping step; defaults to
         :data:`DEFAULT_ABC_SCRIPT`.
@@ -210,6 +219,23 @@ def synthesize(
         as is. About 2x less yosys CPU on dot units with m >= 4 (a dot unit holds r multipliers); ABC no
         longer optimizes across a multiplier's boundary: areas within :data:`REUSE_AREA_TOLERANCE` of the
         flat flow's (docs/sweep.md, "The reuse flow").
+    clock_ns : float, optional
+        Clock period (ns, finite, > 0): map for this delay target (ABC ``-D``, inputs driven by the library's
+        smallest buffer, outputs loaded with four of its inputs) and run OpenSTA on the mapped netlist
+        (:mod:`fpforge.synth.sta`). The liberty needs NLDM timing tables. Adds ``clock_ns``, ``delay_ns``,
+        ``slack_ns``, ``abc_delay_ns``, ``critical_path``, ``driving_cell``, ``output_load_ff``,
+        ``clock_port``, ``sta_version``, ``wire_parasitics`` (``"none"``), the power keys below and
+        ``netlist_verilog``; ``liberty`` is then the path used.
+    power : bool, default False
+        Also report ``internal_mw``, ``switching_mw``, ``leakage_mw``, ``power_mw`` at ``clock_ns`` and
+        ``energy_pj`` = ``power_mw * clock_ns / ops_per_cycle`` (None without ``power``). Needs
+        ``clock_ns`` and a liberty with ``internal_power`` tables.
+    activity : str, default "vectorless"
+        ``"vectorless"``: OpenSTA propagates :data:`~fpforge.synth.sta.DEFAULT_INPUT_ACTIVITY` transitions
+        per clock period from every input. ``"workload"`` (gate-level simulation toggles) is not yet
+        available.
+    ops_per_cycle : int, default 1
+        Operations the unit completes per clock cycle (one conversion, one block, one dot product).
 
     Returns
     -------
@@ -229,7 +255,10 @@ def synthesize(
     """
     if not isinstance(top, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", top):
         raise SynthError(f"invalid top module name: {top!r}")
-    lib_path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    lib_path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else resolve_liberty(liberty))
+    ppa = check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle)
+    if ppa is not None and abc_script is None:
+        abc_script = ppa["abc_script"]
     script = DEFAULT_ABC_SCRIPT if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
@@ -257,6 +286,11 @@ def synthesize(
             sv = " -sv" if name.endswith((".sv", ".svh")) else ""
             read_cmds.append(f"read_verilog{sv} {tcl_word('src/' + name)}")
         (work / "abc.script").write_text(script.strip() + "\n")
+        abc_opts = "".join(f" -dont_use {c}" for c in lib.unpriced)
+        if ppa is not None:
+            (work / "constr.txt").write_text(f"set_driving_cell {ppa['driving_cell']}\n"
+                                             f"set_load {ppa['output_load_ff']!r}\n")
+            abc_opts += " -constr constr.txt"
 
         front, reused = read_cmds, 0
         if reuse:
@@ -268,14 +302,16 @@ def synthesize(
             [
                 *front,
                 f"synth -top {top}{opts}",
-                f"dfflibmap -liberty {lib_name}",
-                f"abc -liberty {lib_name} -script abc.script",
+                f"dfflibmap -liberty {lib_name}" + "".join(f" -dont_use {c}" for c in lib.unpriced),
+                f"abc -liberty {lib_name}{abc_opts} -script abc.script",
                 "opt_clean",
                 f"tee -q -o stat.json stat -json -liberty {lib_name}" + (f" -top {top}" if reuse else ""),
                 f"read_liberty -lib {lib_name}",
                 "flatten",
                 "write_json netlist.json",
-                *(["write_verilog -noattr netlist.v"] if netlist else []),
+                # OpenSTA 2.0.17 reads no concatenation left of an assign: -simple-lhs writes one per bit
+                *([f"write_verilog -noattr{' -simple-lhs' if ppa is not None else ''} netlist.v"]
+                  if netlist or ppa is not None else []),
                 "",
             ]
         )
@@ -288,9 +324,18 @@ def synthesize(
         try:
             stat = json.loads((work / "stat.json").read_text())
             netlist_json = json.loads((work / "netlist.json").read_text())
-            netlist_text = (work / "netlist.v").read_text() if netlist else None
+            netlist_text = (work / "netlist.v").read_text() if netlist or ppa is not None else None
         except (OSError, json.JSONDecodeError) as exc:
             raise SynthError(f"could not read yosys output for {top!r}: {exc}") from None
+        if ppa is not None:
+            from .sta import run_sta
+
+            clock_port = "clk" if _has_input(netlist_json, top, "clk") else None
+            timing = run_sta(work, "netlist.v", top, lib_name, clock_ns=clock_ns, clock_port=clock_port,
+                             driving_cell=ppa["driving_cell"], driving_pin=ppa["driving_pin"],
+                             load=ppa["output_load_ff"] / (lib.cap_unit_ff or 1000.0), power=power,
+                             timeout=timeout)
+            abc_delay = re.findall(r"Delay =\s*([0-9.]+) ps", log)
 
     version_full = str(stat.get("creator", ""))
     m = re.match(r"(Yosys\s+\S+)(?:\s+\(git sha1 ([0-9a-f]+))?", version_full)
@@ -345,14 +390,106 @@ def synthesize(
         "flip_flops": flops,
         "logic_depth": depth,
     }
-    if netlist:
+    if ppa is not None:
+        from .sta import sta_version
+
+        energy = None if not power else round(timing["power_mw"] * clock_ns / ops_per_cycle, 6)
+        report.update(
+            liberty=str(lib_path), clock_ns=clock_ns, delay_target_ps=ppa["delay_target_ps"],
+            delay_ns=timing["delay_ns"], slack_ns=timing["slack_ns"],
+            abc_delay_ns=round(float(abc_delay[-1]) / 1e3, 4) if abc_delay else None,
+            critical_path=timing["critical_path"], clock_port=clock_port, driving_cell=ppa["driving_cell"],
+            output_load_ff=ppa["output_load_ff"], wire_parasitics="none", sta_version=sta_version(),
+            activity=activity if power else None,
+            input_activity=DEFAULT_INPUT_ACTIVITY if power else None, ops_per_cycle=ops_per_cycle,
+            power_mw=timing.get("power_mw"), internal_mw=timing.get("internal_mw"),
+            switching_mw=timing.get("switching_mw"), leakage_mw=timing.get("leakage_mw"), energy_pj=energy)
+    if netlist or ppa is not None:
         report["netlist_verilog"] = netlist_text
     return report
+
+
+def _has_input(netlist_json: dict, top: str, name: str) -> bool:
+    mod = netlist_json.get("modules", {}).get(top, {})
+    port = mod.get("ports", {}).get(name)
+    return port is not None and port.get("direction") == "input"
+
+
+def check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle) -> dict | None:
+    """Check the timing/power arguments of :func:`synthesize` (before any work) and return what the flow
+    needs (ABC script, driving cell, output load), or None without ``clock_ns``."""
+    from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+    from .sta import ACTIVITIES, sta_command
+
+    if not isinstance(power, bool):
+        raise FpforgeTypeError(f"power must be True or False, not {power!r}")
+    if not isinstance(activity, str):
+        raise FpforgeTypeError(f"activity must be a name ({', '.join(ACTIVITIES)}), not {activity!r}")
+    if activity not in ACTIVITIES:
+        raise UnknownName(f"unknown activity {activity!r}; valid: {', '.join(ACTIVITIES)}")
+    if activity == "workload":
+        raise FpforgeValueError("activity 'workload' (toggles from a gate-level simulation) is not yet available; "
+                                "use 'vectorless' (OpenSTA's propagation of the input activity)")
+    if isinstance(ops_per_cycle, bool) or not isinstance(ops_per_cycle, int):
+        raise FpforgeTypeError(f"ops_per_cycle must be an integer, not {ops_per_cycle!r}")
+    if ops_per_cycle < 1:
+        raise FpforgeValueError(f"ops_per_cycle must be >= 1, not {ops_per_cycle}")
+    if clock_ns is None:
+        if power:
+            raise FpforgeValueError("power needs a clock period: give clock_ns (power is reported at that clock)")
+        return None
+    if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)):
+        raise FpforgeTypeError(f"clock_ns must be a number of nanoseconds, not {clock_ns!r}")
+    clock_ns = float(clock_ns)
+    if not math.isfinite(clock_ns) or clock_ns <= 0:
+        raise FpforgeValueError(f"clock_ns (the clock period) must be a finite number of ns > 0, not {clock_ns!r}")
+    if not lib.has_timing:
+        raise SynthError(f"liberty {lib_path.name} has no timing tables (no cell_rise/cell_fall): static timing "
+                         "needs an NLDM library, e.g. osu018 (fpforge45.lib is area-only)")
+    if power and not lib.has_power:
+        raise SynthError(f"liberty {lib_path.name} has no internal_power tables: power needs a library with "
+                         "power data, e.g. osu018")
+    driver = _driving_cell(lib)
+    if driver is None:
+        raise SynthError(f"liberty {lib_path.name} has no buffer or inverter cell to drive the inputs")
+    name, pin_in, pin_out, cap = driver
+    load_ff = round(4 * cap * (lib.cap_unit_ff or 1000.0), 4)
+    sta_command()  # no OpenSTA: fail before yosys runs
+    target = max(1, round(clock_ns * 1000))
+    return {"abc_script": f"strash; &get -n; &dch -f; &nf -D {target}; &put; buffer; upsize -D {target}; "
+                          f"dnsize -D {target}; stime -p",
+            "driving_cell": name, "driving_pin": pin_out, "output_load_ff": load_ff, "delay_target_ps": target}
+
+
+def _driving_cell(lib) -> tuple[str, str, str, float] | None:
+    """``(cell, input pin, output pin, input capacitance)`` of the smallest-area buffer of the library (ties:
+    the first name), else of the smallest inverter: what drives the inputs; four of its input pins load
+    every output."""
+    for want in (0b10, 0b01):  # buffer (A), inverter (!A) over one input
+        found = []
+        for c in lib.cells.values():
+            if c.dont_use or c.sequential or len(c.inputs) != 1 or len(c.outputs) != 1 or c.area is None:
+                continue
+            (pin_out, func), = c.outputs.items()
+            if func and function_truth_table(func, c.inputs) == want and c.capacitance.get(c.inputs[0]):
+                found.append((c.area, c.name, c.inputs[0], pin_out, c.capacitance[c.inputs[0]]))
+        if found:
+            _, name, pin_in, pin_out, cap = min(found)
+            return name, pin_in, pin_out, cap
+    return None
 
 
 def _fail(proc, log, top, lib_path, script, work):
     """Raise the one-line :class:`SynthError` of a failed yosys run."""
     line = crash_summary(proc.stderr, log) or last_error_line(log, proc.stdout, proc.stderr)
+    if "Library delay info is not available" in log + proc.stdout:  # ABC's delay mapping on an area-only library
+        raise SynthError(f"liberty {lib_path.name} has no delay tables ABC can use (ABC: \"Library delay info is "
+                         "not available\"): a clock target needs an NLDM timing library, e.g. osu018")
+    m = re.search(r"^ABC: (?!Memory)([^\n]+)\n(?:ABC: Memory[^\n]*\n)?ABC: Reading SCL library from file .* has failed",
+                  log, re.MULTILINE)
+    if m:  # ABC's liberty reader (a timing flow, or yosys' merged scl) refused the library's tables
+        raise SynthError(f"ABC could not read the timing tables of liberty {lib_path.name} (ABC: "
+                         f"{m.group(1).strip()!r}): give an NLDM timing library, e.g. osu018")
     if "Can't open ABC output file" in line:
         # ABC exits silently inside yowasp; say what usually causes it.
         line = (
@@ -431,6 +568,11 @@ def format_report(report: dict) -> str:
         Multi-line text: area, GE, flip-flops, logic depth, then the cell
         counts by type (largest count first).
     """
+    if not isinstance(report, dict) or "area_um2" not in report:
+        from ..golden.errors import FpforgeTypeError
+
+        raise FpforgeTypeError(f"report must be a synthesize() report (a dict with area_um2, cells, ...), not "
+                               f"{report!r}"[:300])
     ge = report.get("ge")
     nand = report.get("nand2_cell")
     nand_area = report.get("nand2_area_um2")
@@ -446,6 +588,8 @@ def format_report(report: dict) -> str:
         ("logic depth", f"{report.get('logic_depth')} cells"),
         ("cells", str(report.get("cell_count"))),
     ]
+    if report.get("clock_ns") is not None:
+        rows += _ppa_rows(report)
     width = max(len(k) for k, _ in rows)
     lines = [f"{k:<{width}}  {v}" for k, v in rows]
     cells: dict[str, int] = report.get("cells", {})
@@ -455,3 +599,28 @@ def format_report(report: dict) -> str:
             lines.append(f"  {name:<{name_w}}  {count:>7}")
     lines.append(f"(yosys: {report.get('yosys_version')}; abc: {report.get('abc_script')})")
     return "\n".join(lines)
+
+
+def _ppa_rows(report: dict) -> list[tuple[str, str]]:
+    """The timing and power rows of a report made with ``clock_ns``."""
+    t = report["clock_ns"]
+    slack = report["slack_ns"]
+    abc = report.get("abc_delay_ns")
+    rows = [
+        ("clock", f"{t:g} ns (ABC delay target {report['delay_target_ps']} ps; inputs driven by "
+                  f"{report['driving_cell']}, outputs loaded with {report['output_load_ff']:g} fF)"),
+        ("delay", f"{report['delay_ns']:.4f} ns (OpenSTA" + (f"; ABC's estimate {abc:.4f} ns" if abc is not None
+                                                             else "") + ")"),
+        ("critical path", str(report.get("critical_path") or "none (no constrained path)")),
+        ("slack", f"{slack:.4f} ns ({'MET' if slack >= 0 else 'VIOLATED'})"),
+    ]
+    if report.get("power_mw") is not None:
+        rows += [
+            ("power", f"{report['power_mw']:.6g} mW = internal {report['internal_mw']:.6g} + switching "
+                      f"{report['switching_mw']:.6g} + leakage {report['leakage_mw']:.3g} mW"),
+            ("activity", f"{report['activity']}: {report['input_activity']:g} transitions per clock period at "
+                         "each input (OpenSTA's default), propagated through the logic"),
+            ("energy", f"{report['energy_pj']:.6g} pJ per operation ({report['ops_per_cycle']} per cycle)"),
+        ]
+    rows.append(("parasitics", "none: no wire load or wire capacitance in delay and power (pin loads only)"))
+    return rows

@@ -22,12 +22,10 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import SynthError
+from .tech import DEFAULT_LIBERTY, resolve_liberty
 
 __all__ = ["DEFAULT_LIBERTY", "Cell", "Liberty", "function_truth_table", "nand2_reference", "read_liberty",
            "check_liberty", "find_nand2", "parse_liberty_text"]
-
-#: The bundled timing-free Nangate45-compatible library (``fpforge45.lib``).
-DEFAULT_LIBERTY: Path = Path(__file__).resolve().with_name("fpforge45.lib")
 
 _TOKEN_RE = re.compile(
     r'"(?:[^"\\]|\\.)*"'  # quoted string
@@ -51,12 +49,21 @@ class Cell:
     has_ff: bool = False
     sequential: bool = False
     dont_use: bool = False
+    capacitance: dict[str, float] = field(default_factory=dict)  # input pin -> capacitance (library unit)
 
 
 @dataclass
 class Liberty:
     name: str
     cells: dict[str, Cell]
+    #: NLDM delay tables (``cell_rise``/``cell_fall`` groups) and power data (``internal_power`` groups) found
+    #: in some cell: what static timing (``--clock-ns``) and power (``--power``) need.
+    has_timing: bool = False
+    has_power: bool = False
+    #: The library's ``capacitive_load_unit`` in femtofarads (None when the library does not say).
+    cap_unit_ff: float | None = None
+    #: Latches without an area (marked ``dont_use``): the flow passes them to dfflibmap and abc as ``-dont_use``.
+    unpriced: list[str] = field(default_factory=list)
 
 
 def _strip_quotes(tok: str) -> str:
@@ -82,6 +89,8 @@ def parse_liberty_text(text: str, label: str) -> Liberty:
     i = 0
     lib_name: str | None = None
     cells: dict[str, Cell] = {}
+    has_timing = has_power = False
+    cap_unit_ff: float | None = None
     # Stack of (group type, group arguments, enclosing cell or None).
     stack: list[tuple[str, list[str], Cell | None]] = []
 
@@ -134,6 +143,11 @@ def parse_liberty_text(text: str, label: str) -> Liberty:
                                 cell.outputs.setdefault(pin, None)
                         elif name == "function":
                             cell.outputs[pin] = value
+                        elif name == "capacitance":
+                            try:
+                                cell.capacitance[pin] = float(value)
+                            except ValueError:
+                                pass  # a cap that is not a number: the flow does not need it
             continue
         if nxt == "(":
             j = i + 2
@@ -165,10 +179,16 @@ def parse_liberty_text(text: str, label: str) -> Liberty:
                         cell.sequential = True
                         if name in ("ff", "ff_bank"):
                             cell.has_ff = True
+                    if cell is not None and name in ("cell_rise", "cell_fall"):
+                        has_timing = True
+                    elif cell is not None and name == "internal_power":
+                        has_power = True
                     stack.append((name, args, cell))
                 i = j + 1
                 continue
             # complex attribute: name (args) ;
+            if name == "capacitive_load_unit" and len(stack) == 1 and len(args) == 2:
+                cap_unit_ff = _cap_unit_ff(args)
             i = j
             if i < n and toks[i][0] == ";":
                 i += 1
@@ -181,12 +201,27 @@ def parse_liberty_text(text: str, label: str) -> Liberty:
         raise SynthError(f"malformed liberty {label}: unterminated group {stack[-1][0]!r} (missing '}}')")
     if not cells:
         raise SynthError(f"malformed liberty {label}: library {lib_name!r} defines no cells")
+    unpriced: list[str] = []
     for cell in cells.values():  # a logic cell of no area would make every area (and GE) it maps to too small
         if not cell.dont_use and any(cell.outputs.values()) and not cell.area:
+            if cell.sequential and not cell.has_ff:  # a latch without an area (osu018's LATCH: area 0): the
+                cell.dont_use = True  # flow leaves it out (-dont_use) instead of pricing it at 0
+                unpriced.append(cell.name)
+                continue
             what = "no area" if cell.area is None else "area 0"
             raise SynthError(f"malformed liberty {label}: logic cell {cell.name} has {what}; every cell with an output "
                              "function needs a positive area (mark it dont_use to leave it out)")
-    return Liberty(lib_name, cells)
+    return Liberty(lib_name, cells, has_timing, has_power, cap_unit_ff, unpriced)
+
+
+def _cap_unit_ff(args: list[str]) -> float | None:
+    """``capacitive_load_unit (1, pf)`` in femtofarads."""
+    scale = {"ff": 1.0, "pf": 1e3, "nf": 1e6}.get(args[1].strip().lower())
+    try:
+        value = float(args[0])
+    except ValueError:
+        return None
+    return value * scale if scale is not None and math.isfinite(value) and value > 0 else None
 
 
 @functools.lru_cache(maxsize=8)
@@ -197,8 +232,13 @@ def _load_liberty_cached(path: str, mtime_ns: int, size: int) -> Liberty:
 
 
 def check_liberty(liberty: str | Path) -> tuple[Path, Liberty]:
-    """Validate a Liberty file and parse it; raise :class:`SynthError` if bad."""
-    path = Path(liberty)
+    """Validate a Liberty file and parse it; raise :class:`SynthError` if bad. A library name (``fpforge45``,
+    ``osu018``: :mod:`fpforge.synth.tech`) stands for its file."""
+    if not isinstance(liberty, (str, Path)) or not str(liberty):
+        from ..golden.errors import FpforgeTypeError
+
+        raise FpforgeTypeError(f"liberty must be a liberty file's path (str or Path) or None, not {liberty!r}")
+    path = Path(resolve_liberty(liberty))
     if not path.exists():
         raise SynthError(f"liberty file not found: {str(liberty)!r}")
     if not path.is_file():

@@ -145,11 +145,25 @@ def run_api():
 
 
 def table(cli, api) -> str:
-    rows = ["| | bad inputs tried | clear error | traceback | silent | unclear |", "|---|---|---|---|---|---|"]
-    for label, results in (("CLI (command lines)", cli), ("API (Python calls)", api)):
-        counts = [sum(1 for r in results if r[1] == c) for c in CLASSES]
-        rows.append(f"| {label} | {len(results)} | " + " | ".join(map(str, counts)) + " |")
-    return "\n".join(rows) + "\n"
+    from fpforge.jobs.results import markdown_table
+
+    rows = [[label, len(results), *(sum(1 for r in results if r[1] == c) for c in CLASSES)]
+            for label, results in (("CLI (command lines)", cli), ("API (Python calls)", api))]
+    return markdown_table(["", "bad inputs tried", *CLASSES], rows) + "\n"
+
+
+def class_table(cli, api) -> str:
+    """The same counts for the cases added for each class of issue 30 (``bad_inputs.ISSUE30_CLASSES``)."""
+    from fpforge.jobs.results import markdown_table
+
+    from bad_inputs import ISSUE30_CLASSES
+
+    outcome = {ident: cls for ident, cls, _ in cli + api}
+    rows = []
+    for label, ids in ISSUE30_CLASSES.items():
+        got = [outcome[i] for i in ids if i in outcome]
+        rows.append([label, len(got), *(sum(1 for c in got if c == k) for k in CLASSES)])
+    return markdown_table(["issue 30 class", "bad inputs tried", *CLASSES], rows) + "\n"
 
 
 def main(argv=None):
@@ -163,18 +177,27 @@ def main(argv=None):
     warnings.simplefilter("ignore")  # Amaranth's unused-elaboratable notes of half-built units
     cli, api = run_cli(), run_api()
     text = table(cli, api)
+    by_class = class_table(cli, api)
     print(text)
+    print(by_class)
     for label, results in (("CLI", cli), ("API", api)):
         for ident, cls, detail in results:
             if cls != "clear error":
                 print(f"{label} {cls:10} {ident}: {detail}")
     if "--results" in argv:
-        from fpforge.results import write_section
+        from fpforge.jobs.results import write_section
 
         md = ("## Bad inputs: clear errors, tracebacks, silent results\n" + text + "\nThe cases are "
               "tests/bad_inputs.py (every subcommand x every option class, and the public golden/dot/qsnr/hw API); "
-              "the classes are defined in tests/bad_input_table.py.\n")
-        write_section("bad-inputs", md, command="python tests/bad_input_table.py --results")
+              "the classes are defined in tests/bad_input_table.py. Among them, the cases added for each class of "
+              "the third reliability pass (issue 30). Beside them, tests/test_env_cache.py fuzzes every bad cache root "
+              "against every command that uses a cache, tests/test_space_files.py breaks a valid space file in "
+              "hundreds of ways, tests/test_fuzz_hw_api.py throws junk at the hardware API, and class 3 (a killed "
+              "run leaves nothing running) is tests/test_lifeline.py:\n\n"
+              + by_class)
+        data = {label: [dict(id=i, outcome=cls, detail=detail) for i, cls, detail in results]
+                for label, results in (("cli", cli), ("api", api))}
+        write_section("bad-inputs", md, command="python tests/bad_input_table.py --results", data=data)
     return 0
 
 

@@ -445,6 +445,58 @@ _ENV_CASES = [
     ("env-tmpdir-missing-sweep", ["sweep", "area-fp8"], "TMPDIR={dir}/notmp: cannot use", {"TMPDIR": "{dir}/notmp"}),
 ]
 
+# --window-bits (the dot unit's f; --f is its alias, not to be confused with -f/--format) (issue 32).
+_WINDOW_BITS_CASES = [
+    ("dot-window-bits-too-small", ["verilog", "dot", "--preset", "mx9", "--r", "32", "--window-bits", "6"],
+     "must be an integer in 8..256, not 6"),
+    ("dot-window-bits-not-int", ["synth", "dot", "--preset", "mx9", "--r", "32", "--window-bits", "x"],
+     "--window-bits/--f: invalid int value: 'x'"),
+    ("dot-window-bits-missing", ["verilog", "dot", "--preset", "mx9", "--r", "32"],
+     "dot needs --r (elements per dot product) and --window-bits (alias --f; 8..256)"),
+    ("dot-error-window-bits-empty", ["dot-error", "--window-bits", ""], "--window-bits/--f names nothing"),
+    ("dot-error-window-bits-too-large", ["dot-error", "--window-bits", "8,512"], "8..256"),
+]
+
+
+# Timing and power (issue 28): `synth --clock-ns/--power/--activity/--netlist-out`, named liberties. Each fails
+# before the library, OpenSTA or yosys is needed where it can, so the cases hold where osu018 is not installed.
+_PPA_SYNTH = ["synth", "encoder", "-f", "e4m3"]
+_PPA_CASES = [
+    ("synth-clock-zero", [*_PPA_SYNTH, "--liberty", "osu018", "--clock-ns", "0"], "finite number of ns > 0, not '0'"),
+    ("synth-clock-negative", [*_PPA_SYNTH, "--clock-ns", "-2"], "finite number of ns > 0, not '-2'"),
+    ("synth-clock-nan", [*_PPA_SYNTH, "--clock-ns", "nan"], "finite number of ns > 0, not 'nan'"),
+    ("synth-clock-inf", [*_PPA_SYNTH, "--clock-ns", "inf"], "finite number of ns > 0, not 'inf'"),
+    ("synth-clock-minus-inf", [*_PPA_SYNTH, "--clock-ns=-inf"], "finite number of ns > 0, not '-inf'"),
+    ("synth-clock-not-a-number", [*_PPA_SYNTH, "--clock-ns", "fast"], "a number of ns > 0, not 'fast'"),
+    ("synth-clock-area-only-liberty", [*_PPA_SYNTH, "--clock-ns", "2"], "fpforge45.lib has no timing tables"),
+    ("synth-power-area-only-liberty", [*_PPA_SYNTH, "--liberty", "fpforge45", "--clock-ns", "2", "--power"],
+     "fpforge45.lib has no timing tables"),
+    ("synth-clock-not-a-liberty", [*_PPA_SYNTH, "--liberty", "{badlib}", "--clock-ns", "2"], "malformed liberty"),
+    ("synth-clock-liberty-missing", [*_PPA_SYNTH, "--liberty", "nodir/x.lib", "--clock-ns", "2"],
+     "liberty file not found: 'nodir/x.lib'"),
+    ("synth-liberty-unknown-name", [*_PPA_SYNTH, "--liberty", "osu18"],
+     "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
+    ("synth-liberty-osu018-not-installed", [*_PPA_SYNTH, "--liberty", "osu018", "--clock-ns", "2"],
+     "liberty osu018 (the OSU 0.18 um cells of Debian's qflow-tech-osu018) is not installed", {"FPFORGE_TECH": "{empty}"}),
+    ("synth-power-without-clock", [*_PPA_SYNTH, "--liberty", "osu018", "--power"], "--power needs --clock-ns T"),
+    ("synth-activity-workload", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "workload"],
+     "--activity workload (toggles from a gate-level simulation) is not yet available"),
+    ("synth-activity-unknown", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "toggles"],
+     "unknown --activity 'toggles'; valid: vectorless, workload"),
+    ("synth-activity-without-power", [*_PPA_SYNTH, "--clock-ns", "2", "--activity", "vectorless"],
+     "--activity applies to --power"),
+    ("synth-power-liberty-without-power-tables", [*_PPA_SYNTH, "--liberty", "{timelib}", "--clock-ns", "2", "--power"],
+     "timelib.lib has no internal_power tables"),
+    ("synth-sta-missing", [*_PPA_SYNTH, "--liberty", "{timelib}", "--clock-ns", "2"],
+     "is not an executable OpenSTA `sta`", {"FPFORGE_STA": "{dir}/nosta"}),
+    ("synth-netlist-out-directory", [*_PPA_SYNTH, "--netlist-out", "{dir}"], "is a directory"),
+    ("synth-netlist-out-missing-dir", [*_PPA_SYNTH, "--netlist-out", "nodir/n.v"], "does not exist"),
+    ("synth-netlist-out-stdout", [*_PPA_SYNTH, "--netlist-out", "-"], "--netlist-out needs a file name"),
+    ("synth-netlist-out-is-output", [*_PPA_SYNTH, "--netlist-out", "r.txt", "-o", "r.txt"],
+     "--netlist-out and -o are the same file"),
+    ("prove-netlist-liberty-unknown-name", ["prove", "decoder", "-f", "e4m3", "--netlist", "--liberty", "osu18"],
+     "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
+]
 
 #: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
 #: make every report wrong (written by the test fixture and bad_input_table.py beside ``{badlib}``).
@@ -455,6 +507,10 @@ PLACE_FILES = {
               '  pin (ZN) { direction : output ; function : "!A" ; } }\n}\n',
     "zerolib": "library (zero) {\n" + _NAND + ' cell (INV_X1) { area : 0 ; pin (A) { direction : input ; }\n'
                '  pin (ZN) { direction : output ; function : "!A" ; } }\n}\n',
+    # timing tables (a buffer with a delay) but no power data: --clock-ns gets past the library, --power not
+    "timelib": 'library (timelib) {\n capacitive_load_unit (1, pf) ;\n cell (BUF) { area : 1 ;\n'
+               '  pin (A) { direction : input ; capacitance : 0.01 ; }\n  pin (Y) { direction : output ; '
+               'function : "A" ;\n   timing () { related_pin : "A" ; cell_rise (scalar) { values ("0.1") ; } } } }\n}\n',
 }
 
 # Silent or odd results (issue 30, class 4) and tracebacks (class 5): seeds beyond 32 bits, comma lists with
@@ -524,6 +580,37 @@ _SLOW = [  # long work with feedback (issue 30, class 7)
     ("prove-all-fresh-without-estimate", ["prove", "all", "--fresh"], "takes --fresh with --estimate only"),
 ]
 
+# The audit of issue 30 (other members of each class): the environment, space files, ignored options, repeated
+# items, empty directory names.
+_AUDIT = [
+    ("audit-env-cache-name-too-long-sim", ["sim", "decoder", "-f", "e4m3"], "File name too long",
+     {"FPFORGE_CACHE": "{dir}/" + "x" * 300}),
+    ("audit-env-cache-name-too-long-sweep", ["sweep", "small"], "FPFORGE_CACHE={dir}/xxx",
+     {"FPFORGE_CACHE": "{dir}/" + "x" * 300}),
+    ("audit-sweep-cache-empty", ["sweep", "small", "--cache", ""], "--cache needs a directory name"),
+    ("audit-sweep-cache-is-file", ["sweep", "small", "--cache", "{file}"], "as a result store: it is not a directory"),
+    ("audit-sim-build-dir-empty", ["sim", "decoder", "-f", "e4m3", "--build-dir", ""],
+     "--build-dir needs a directory name"),
+    ("audit-scale-prev-scale-with-scale", ["scale", "-f", "e4m3", "--scale", "2", "--prev-scale", "4", "--values", "1"],
+     "--prev-scale is the scale kept when an amax is 0, Inf or NaN"),
+    ("audit-report-list-with-section", ["report", "--list", "qsnr"], "--list lists every section; it takes no SECTION"),
+    ("audit-report-list-dry-run", ["report", "--list", "--dry-run"], "it takes no --dry-run"),
+    ("audit-report-long-with-section", ["report", "--long", "qsnr"], "--long adds the long sections"),
+    ("audit-qsnr-format-twice", ["qsnr", "--formats", "e4m3,mx9,e4m3"], "--formats 'e4m3,mx9,e4m3' names e4m3 twice"),
+    ("audit-dot-error-f-twice", ["dot-error", "--f", "8,16,8"], "--f '8,16,8' names 8 twice"),
+    ("audit-plot-format-twice", ["plot", "precision", "-o", "x.png", "--formats", "hif8,hif8"], "names hif8 twice"),
+    ("audit-table-summary-format-twice", ["table", "--summary", "e4m3", "E4M3"], "format e4m3 is named twice"),
+    ("audit-sim-biases-twice", ["sim", "decoder", "-f", "cfloat8_143", "--biases", "3,3"], "--biases '3,3' names 3 twice"),
+]
+_AUDIT_SPACES = _space_files([
+    ("audit-space-name-with-slash", 'name = "a/b"\n[dot]\nr = 16\n[[points]]\npreset = "mx9"\n',
+     "name: 'a/b' is not a plain name"),
+    ("audit-space-name-dotdot", 'name = "../up"\n[dot]\nr = 16\n[[points]]\npreset = "mx9"\n',
+     "name: '../up' is not a plain name"),
+    ("audit-space-name-space", 'name = "my space"\n[dot]\nr = 16\n[[points]]\npreset = "mx9"\n',
+     "is not a plain name"),
+])
+
 
 def _rows(prefix, rows):
     out = []
@@ -548,7 +635,9 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
-             + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW))
+             + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
+             + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
+             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -787,9 +876,17 @@ def _api_cases():
         ("encoder-amax", lambda: build_unit("encoder", format="e4m3", amax=True), V, "does not take amax"),
         ("to-verilog-empty-name", lambda: to_verilog(build_unit("decoder", format="e4m3"), ""), V, "module name"),
     ]
-    # unclear messages (issue 30, class 6): each message names the argument as the caller spelt it
+    return cases + _msgs_api_cases() + _sweep_csv_api_cases() + _silent_api_cases()
+
+
+def _msgs_api_cases():
+    """Unclear messages (issue 30, class 6): each message names the argument as the caller spelt it."""
+    from fpforge.golden import dot as gdot
     from fpforge.golden.scaling import epilogue
     from fpforge.golden.scaling_demo import run_demo
+    from fpforge.hw import build_unit
+
+    T, V = TypeError, ValueError
 
     f32 = np.ones(4, np.float32)
     dot = dict(format="mx9", r=16, f=24, out_format="e4m3")
@@ -818,7 +915,7 @@ def _api_cases():
         ("run-demo-histories-float", lambda: run_demo(histories=[1.5]), T, "histories (amax history lengths)"),
         ("run-demo-margins-negative", lambda: run_demo(margins=[-1]), V, "margins (each scale divided by"),
     ]
-    return cases + msgs + _sweep_csv_api_cases() + _silent_api_cases()
+    return msgs
 
 
 def _silent_api_cases():
@@ -952,4 +1049,82 @@ def _decode_source_cases():
     ]
 
 
-API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases()
+def _audit_api_cases():
+    """The audit of issue 30: junk to the public functions of fpforge.sweep, fpforge.sim, fpforge.synth and
+    fpforge.jobs (each was a plain TypeError, KeyError or AttributeError, or opened a file descriptor)."""
+    from fpforge import jobs, sim, sweep, synth
+
+    pts = sweep.preset_points("mx9")
+    T, V = TypeError, ValueError
+    return [
+        ("audit-sweep-run-executor-int", lambda: sweep.run("small", executor=5), T, "executor must be None or"),
+        ("audit-sweep-run-synth-string", lambda: sweep.run("small", synth="yes"), T, "synth must be True or False"),
+        ("audit-sweep-run-cache-int", lambda: sweep.run("small", cache=5), T, "cache must be None, False"),
+        ("audit-sweep-space-points-none", lambda: sweep.Space("s", None), T, "points: must be a list of points"),
+        ("audit-sweep-space-points-ints", lambda: sweep.Space("s", [5]), T, "points: must be a list of points"),
+        ("audit-sweep-space-points-empty-dict", lambda: sweep.Space("s", [{}]), T, "points: must be a list"),
+        ("audit-sweep-space-liberty-int", lambda: sweep.Space("s", pts, liberty=5), T, "liberty: must be a path"),
+        ("audit-sweep-space-name-slash", lambda: sweep.Space("a/b", pts), V, "name: 'a/b' is not a plain name"),
+        ("audit-sweep-read-csv-fd", lambda: sweep.read_csv(5, "paper"), T, "path must be a CSV file's path"),
+        ("audit-sweep-pareto-none", lambda: sweep.pareto(None), T, "rows must be a list of dicts"),
+        ("audit-sweep-memory-accesses-none", lambda: sweep.memory_accesses(None), T, "bits_per_element"),
+        ("audit-sweep-memory-rel-negative", lambda: sweep.memory_rel(-8), V, "bits_per_element must be a finite"),
+        ("audit-sweep-evaluate-empty-task", lambda: sweep.evaluate({}), T, "task must be a sweep task"),
+        ("audit-sim-unit-case-none", lambda: sim.unit_case(None), T, "cfg of unit_case must be a unit spec"),
+        ("audit-sim-unit-case-unknown-unit", lambda: sim.unit_case({"unit": "adder"}), V, "cfg['unit'] of unit_case"),
+        ("audit-sim-encoder-case-string", lambda: sim.encoder_case("e4m3"), T, "cfg of encoder_case"),
+        ("audit-sim-decoder-case-no-format", lambda: sim.decoder_case({}), V, "names no format"),
+        ("audit-synth-format-report-none", lambda: synth.format_report(None), T, "report must be a synthesize()"),
+        ("audit-synth-format-report-empty", lambda: synth.format_report({}), T, "report must be a synthesize()"),
+        ("audit-synth-read-liberty-int", lambda: synth.read_liberty(5), T, "liberty must be a liberty file's path"),
+        ("audit-synth-nand2-reference-int", lambda: synth.nand2_reference(5), T, "liberty must be"),
+        ("audit-jobs-cache-dir-int", lambda: jobs.cache_dir(5), T, "kind must be a subdirectory name"),
+        ("audit-jobs-cache-dir-escape", lambda: jobs.cache_dir("../x"), V, "kind must be a relative name"),
+        ("audit-jobs-write-atomic-int-path", lambda: jobs.write_atomic(5, "x"), T, "path must be a file path"),
+        ("audit-jobs-write-atomic-int-data", lambda: jobs.write_atomic("x.txt", 5), T, "data must be str or bytes"),
+    ]
+
+
+def _ppa_api_cases():
+    """synthesize(clock_ns=, power=, activity=, liberty=NAME): checked before yosys runs."""
+    from fpforge.synth import synthesize
+
+    src = "module x(input a, output y); assign y = ~a; endmodule\n"
+    V, T = ValueError, TypeError
+    return [
+        ("synth-clock-nan", lambda: synthesize(src, "x", clock_ns=float("nan")), V, "finite number of ns > 0"),
+        ("synth-clock-zero", lambda: synthesize(src, "x", clock_ns=0), V, "finite number of ns > 0, not 0.0"),
+        ("synth-clock-string", lambda: synthesize(src, "x", clock_ns="2"), T, "clock_ns must be a number"),
+        ("synth-clock-bool", lambda: synthesize(src, "x", clock_ns=True), T, "clock_ns must be a number"),
+        ("synth-power-not-bool", lambda: synthesize(src, "x", clock_ns=2, power="yes"), T, "power must be True or"),
+        ("synth-power-without-clock", lambda: synthesize(src, "x", power=True), V, "power needs a clock period"),
+        ("synth-activity-workload", lambda: synthesize(src, "x", clock_ns=2, power=True, activity="workload"), V,
+         "is not yet available"),
+        ("synth-activity-unknown", lambda: synthesize(src, "x", clock_ns=2, activity="Vectorless"), V,
+         "unknown activity 'Vectorless'; valid: vectorless, workload"),
+        ("synth-ops-per-cycle-zero", lambda: synthesize(src, "x", clock_ns=2, ops_per_cycle=0), V,
+         "ops_per_cycle must be >= 1"),
+        ("synth-clock-area-only-liberty", lambda: synthesize(src, "x", clock_ns=2), V, "has no timing tables"),
+        ("synth-liberty-unknown-name", lambda: synthesize(src, "x", liberty="nangate"), V, "unknown liberty 'nangate'"),
+    ]
+
+
+API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases() + _ppa_api_cases()
+
+
+def _ids(rows) -> frozenset:
+    return frozenset(row[0] for row in rows)
+
+
+#: Issue 30 (reliability, third pass): its classes and the ids of the bad inputs added for each (command lines and
+#: API calls); tests/bad_input_table.py counts them. Class 3 (a killed run leaves nothing running) is no bad
+#: input: tests/test_lifeline.py kills real sweeps and proofs.
+ISSUE30_CLASSES = {
+    "1. the environment (cache roots, damaged entries)": _ids(_ENV_CASES),
+    "2. space files": _ids(_SPACE_FILE) | _ids(_AUDIT_SPACES) | _ids(_space_api_cases()),
+    "4-5. silent results, tracebacks": _ids(_SILENT) | _ids(_silent_api_cases()),
+    "6. unclear messages": _ids(_MSGS) | _ids(_msgs_api_cases()),
+    "7. slow paths (their bad inputs)": _ids(_SLOW) | _ids(_decode_source_cases()),
+    "8. sweep CSV and scale-bit reading": _ids(_SWEEP_CSV) | _ids(_sweep_csv_api_cases()),
+    "audit: other members of the classes": _ids(_AUDIT) | _ids(_audit_api_cases()),
+}

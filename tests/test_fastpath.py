@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from fpforge.golden import SOURCES, encode, encode_with_flags, fastpath, get_format, minifloat, random_bits, tapered
-from fpforge.golden.formats import FloatFormat, resolve_variant
+from fpforge.golden.formats import RUNTIME_BIASES, FloatFormat, resolve_variant
 
 SCALAR = ("e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "hif8", "hif8_ascend", "e3m2", "e2m3", "e2m1", "uhp", "fp16", "bf16")
 RUNTIME = ("cfloat8_143", "cfloat8_152", "shp")
@@ -214,7 +214,7 @@ def test_per_value_bias_every_bias(fmt, rounding, ieee, golden_fp32_sample):
     random FP32 operands with random biases (each of the 64 values)."""
     f = get_format(fmt)
     rng = np.random.default_rng([RUNTIME.index(fmt), ieee])
-    directed = [directed_fp32(minifloat.with_denormals(f, ieee), b) for b in range(64)]
+    directed = [directed_fp32(resolve_variant(f, ieee_denormals=ieee), b) for b in RUNTIME_BIASES]
     xd = np.concatenate(directed)
     bd = np.concatenate([np.full(d.size, b) for b, d in enumerate(directed)])
     xr = random_fp32(f, 200_000, [4, RUNTIME.index(fmt)], golden_fp32_sample)

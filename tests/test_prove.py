@@ -204,18 +204,18 @@ def test_estimate_samples_with_jobs_and_progress(e4m3_unit, capsys):
 def test_estimate_from_the_proof_table_builds_nothing(tmp_path, monkeypatch, capsys):
     """Rows the proof table has (under today's key or an earlier one) are projected from their CPU time over
     all 2^32 inputs, with no harness built: the figures are the table's, divided by the cores."""
-    from fpforge.results import read_section
+    from fpforge.sim.prove_table import committed_table
 
     monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path))
     assert main(["prove", "all", "--only", "e4m3:rne:0,hif8:hr:1", "--estimate", "--jobs", "2"]) == 0
     out = capsys.readouterr().out
     assert not list((tmp_path / "prove").glob("harness/*/harness")) and "# sampling" not in out
-    section = read_section("proofs")
+    rows = committed_table()["rows"]  # docs/results/proofs.json
     for top, fmt, mode, sat in (("fpforge_enc_fp32_e4m3", "e4m3", "rne", 0),
                                 ("fpforge_enc_fp32_hif8", "hif8", "hr", 1)):
-        row = re.search(rf"^\| {top} \| {fmt} \| {mode} \| {sat} \| - \| `\w+` \| 4,294,967,296 \| [\d,]+ \| [^|]+ \| "
-                        r"([\d.]+) (s|min) \|", section, re.M)
-        cpu = float(row[1]) * (60 if row[2] == "min" else 1)
+        row = next(r for r in rows if (r["unit"], r["format"], r["mode"], r["sat"], r["bias"]) == (top, fmt, mode, sat, None))
+        assert row["record"]["vectors"] == 1 << 32
+        cpu = row["record"]["cpu"]
         line = re.search(rf"{top} +{mode} sat={sat} +([\d.]+) ns/vector +([\d.]+) min  (table: |proved )", out)
         assert line, out
         assert float(line[1]) == pytest.approx(cpu * 1e9 / 2**32, abs=0.06)
@@ -225,20 +225,20 @@ def test_estimate_from_the_proof_table_builds_nothing(tmp_path, monkeypatch, cap
 def test_estimate_sources(tmp_path):
     """A row recorded under today's key is `proved` (a run skips it), one only in a table `table`, the rest
     (and every row with fresh) `sample`."""
-    from fpforge.sim.prove_table import RowStore, estimate_sources, table_markdown
+    from fpforge.sim.prove_table import RowStore, estimate_sources, table_data
 
     unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
     c0, c1 = Condition("rne", 0), Condition("rne", 1)
-    section = table_markdown([(unit, c0, dict(_ROW_RECORD)), (unit, c1, None)])  # CPU time "140 s"
+    section = table_data([(unit, c0, dict(_ROW_RECORD)), (unit, c1, None)])  # CPU time 140.2 s
     rows = RowStore(tmp_path, carried={})
-    got = estimate_sources([(unit, [c0, c1])], rows, section=section)
-    assert [(kind, ns) for _, _, kind, ns, _ in got] == [("table", pytest.approx(140e9 / 2**32)), ("sample", None)]
+    got = estimate_sources([(unit, [c0, c1])], rows, table=section)
+    assert [(kind, ns) for _, _, kind, ns, _ in got] == [("table", pytest.approx(140.2e9 / 2**32)), ("sample", None)]
     assert "2026-01-02 03:04, 2 cores" == got[0][4]
     rows.put(unit, c0, 0, dict(_ROW_RECORD))
-    got = estimate_sources([(unit, [c0, c1])], rows, section=section)
+    got = estimate_sources([(unit, [c0, c1])], rows, table=section)
     assert [(kind, ns) for _, _, kind, ns, _ in got] == [("proved", pytest.approx(140.2e9 / 2**32)),
                                                          ("sample", None)]
-    got = estimate_sources([(unit, [c0, c1])], rows, section=section, fresh=True)
+    got = estimate_sources([(unit, [c0, c1])], rows, table=section, fresh=True)
     assert [kind for _, _, kind, _, _ in got] == ["sample", "sample"]
 
 
@@ -259,34 +259,48 @@ def test_table_marks_rows_not_run():
 
 
 def test_headline_counts_mismatch_rows(tmp_path):
+    """The headline's proof line is read from the proof table's JSON (docs/results/proofs.json)."""
     from fpforge.cmd_report import _proof_summary
-    from fpforge.results import write_section
-    from fpforge.sim.prove_table import table_markdown
+    from fpforge.jobs.results import write_section
+    from fpforge.sim.prove_table import proofs_markdown, table_data
 
     unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne",)))
     rec = dict(_ROW_RECORD)
     rows = [(unit, Condition("rne", 0), rec), (unit, Condition("rne", 1), dict(rec, mismatches=3)),
             (unit, Condition("ta", 0), None)]
     path = tmp_path / "results.md"
-    write_section("proofs", table_markdown(rows), command="make prove", path=path)
-    assert _proof_summary(path).startswith("2 of 3 rows, 1 with a mismatch (table of ")
+    data = table_data(rows)
+    write_section("proofs", proofs_markdown(data), command="make prove", path=path, data=data)
+    path.write_text("")  # the markdown view is not read
+    assert _proof_summary(tmp_path / "results").startswith("2 of 3 rows, 1 with a mismatch (table of ")
+    assert _proof_summary(tmp_path / "nothing") == "no proof table yet (`make prove`)"
 
 
 def test_committed_table_carries_proved_rows_to_a_fresh_store(tmp_path):
-    from fpforge.results import read_section, write_section
-    from fpforge.sim.prove_table import RowStore, table_markdown, table_records
+    """The proof store falls back on the rows of the committed table's JSON (not its markdown view)."""
+    from fpforge.jobs.results import write_section
+    from fpforge.sim.prove_table import (
+        RowStore,
+        committed_table,
+        proofs_markdown,
+        table_data,
+        table_markdown,
+        table_records,
+    )
 
     unit = ProofUnit.generated(dict(unit="encoder", format="e2m1", rounding=("rne", "ta")))
     ok, bad, slow = Condition("rne", 0), Condition("rne", 1), Condition("ta", 0)
     rows = [(unit, ok, dict(_ROW_RECORD)), (unit, bad, dict(_ROW_RECORD, mismatches=3)),
             (unit, slow, dict(_ROW_RECORD, seconds=1234.0, resumed=1)), (unit, Condition("ta", 1), None)]
     path = tmp_path / "results.md"
-    write_section("proofs", table_markdown(rows), command="make prove", path=path)
-    store = RowStore(tmp_path / "rows", carried=table_records(read_section("proofs", path)))
+    data = table_data(rows)
+    write_section("proofs", proofs_markdown(data), command="make prove", path=path, data=data)
+    path.write_text("")  # the markdown view is not read
+    store = RowStore(tmp_path / "rows", carried=table_records(committed_table(path)))
     got = store.get(unit, ok, 0)
     assert got is not None and got["carried"] and got["mismatches"] == 0 and got["vectors"] == 1 << 32
-    assert (got["seconds"], got["cpu"], got["date"]) == (72.0, 140.0, "2026-01-02 03:04")
-    assert store.get(unit, slow, 0)["seconds"] == 1236.0 and store.get(unit, slow, 0)["resumed"]
+    assert (got["seconds"], got["cpu"], got["date"]) == (71.5, 140.2, "2026-01-02 03:04")  # as recorded: JSON
+    assert store.get(unit, slow, 0)["seconds"] == 1234.0 and store.get(unit, slow, 0)["resumed"]
     # A row with mismatches is proved again (to print its counterexamples); another seed is another key.
     assert store.get(unit, bad, 0) is None and store.get(unit, ok, 1) is None
     assert store.get(unit, Condition("ta", 1), 0) is None
