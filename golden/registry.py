@@ -73,7 +73,14 @@ def register(fmt, *, variant_of: str | None = None):
     ``variant_of`` names the base of a variant; by default a name ``<base>_<suffix>`` whose ``<base>`` is
     registered makes the descriptor a variant of it.
     """
+    if not (isinstance(getattr(fmt, "name", None), str) and hasattr(fmt, "bits") and hasattr(fmt, "roundings")):
+        raise FpforgeTypeError(f"register takes a format descriptor (a ScalarFormat, BlockFormatLike or "
+                               f"TaperedFormat with a name), not {type(fmt).__name__} {fmt!r:.60}")
+    if variant_of is not None and not isinstance(variant_of, str):
+        raise FpforgeTypeError(f"variant_of must be a registered format's name (str) or None, not {variant_of!r:.60}")
     name = fmt.name
+    if not name.isidentifier() or name != name.lower():
+        raise FpforgeValueError(f"a format's name is a lower-case identifier (e4m3, cfloat8_143), not {name!r}")
     if name in REGISTRY:
         raise FpforgeValueError(f"format {name!r} is already registered")
     if variant_of is None and "_" in name and name.rsplit("_", 1)[0] in REGISTRY:

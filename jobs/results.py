@@ -28,7 +28,7 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-from ..golden.errors import FpforgeValueError
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from .cache import write_atomic
 
 __all__ = ["RESULTS_PATH", "SCHEMA", "checkout", "data_path", "machine", "markdown_table", "provenance",
@@ -231,7 +231,7 @@ def _plain(obj):
     """numpy scalars and arrays as plain JSON values (anything else is refused, never stringified)."""
     if hasattr(obj, "tolist"):
         return obj.tolist()
-    raise TypeError(f"a results section's data holds a {type(obj).__name__}, which JSON cannot hold: {obj!r}")
+    raise FpforgeTypeError(f"a results section's data holds a {type(obj).__name__}, which JSON cannot hold: {obj!r}")
 
 
 def place_section(text: str, name: str, body: str) -> str:
