@@ -35,7 +35,7 @@ from pathlib import Path
 from ..golden.errors import FpforgeValueError, ToolError, ToolMissing
 from ..jobs.lifeline import popen_kwargs
 
-__all__ = ["ENGINES", "DEFAULT_TIMEOUT", "EquivResult", "abc_binary", "equiv"]
+__all__ = ["ENGINES", "DEFAULT_TIMEOUT", "EquivResult", "abc_binary", "check_unit", "equiv"]
 
 #: The ABC engines :func:`equiv` offers; the first is the default.
 ENGINES = ("iprove", "cec", "dprove")
@@ -80,6 +80,7 @@ class EquivResult:
     golden: dict = field(default_factory=dict)
     gold_outputs: dict = field(default_factory=dict)
     gate_outputs: dict = field(default_factory=dict)
+    ports: dict = field(default_factory=dict)
     miter_ands: int = 0
     miter_inputs: int = 0
     seconds: float = 0.0
@@ -115,6 +116,31 @@ def abc_binary() -> str:
         raise ToolMissing("fpforge equiv needs yosys-abc: pip install pyosys (make setup installs it), or put "
                           "yosys-abc on PATH")
     return exe
+
+
+def check_unit(cfg):
+    """The spec of ``cfg`` (a spec or ``build_unit`` keywords), checked for what equiv handles: combinational
+    scalar encoders and decoders.
+
+    Raises
+    ------
+    FpforgeValueError
+        Another unit, a block format, or a latency (sequential equivalence is not yet available).
+    """
+    from ..hw.spec import UnitSpec, as_spec
+    from .prove_unit import unit_spec
+
+    unit = cfg.unit if isinstance(cfg, UnitSpec) else cfg.get("unit") if isinstance(cfg, dict) else None
+    if unit not in ("encoder", "decoder"):
+        raise FpforgeValueError(f"fpforge equiv handles combinational scalar encoder and decoder units, not {unit!r}")
+    latency = as_spec(cfg).latency
+    if latency:
+        raise FpforgeValueError(f"latency {latency!r}: sequential equivalence (a pipelined unit) is not yet "
+                                "available; equiv checks combinational units (latency 0)")
+    try:
+        return unit_spec(cfg)
+    except FpforgeValueError as e:
+        raise FpforgeValueError(str(e).replace("fpforge prove", "fpforge equiv")) from None
 
 
 def _check_args(netlist, against, liberty, top, engine, timeout):
@@ -357,12 +383,12 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=EN
         No yosys-abc, or yosys/ABC failing on fpforge's own designs.
     """
     from ..hw.generate import build_unit, default_name, to_verilog
-    from .prove_unit import unit_config, unit_spec
+    from .prove_unit import unit_config
     from .regress import ports_of
 
     t0 = time.perf_counter()
+    spec = check_unit(cfg)
     _check_args(netlist, against, liberty, top, engine, timeout)
-    spec = unit_spec(cfg)
     options = unit_config(spec)
     unit = build_unit(spec)
     name = default_name(unit)
@@ -402,7 +428,8 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=EN
             "design -stash gate_eval\n")
         n_in, ands, outs = _aiger_header(work / "miter.aig")
         bits = _input_bits(work / "miter.map")
-        base = dict(engine=engine, gold=gold_desc, gate=gate_desc, miter_ands=ands, miter_inputs=n_in)
+        base = dict(engine=engine, gold=gold_desc, gate=gate_desc, miter_ands=ands, miter_inputs=n_in,
+                    ports=expected)
         want_bits = sum(w for d, w in expected.values() if d == "in")
         if len(outs) != 1 or outs[0] in (0, 1) or ands == 0 or n_in != want_bits:
             reason = (f"the miter is constant ({'0' if outs and outs[0] == 0 else '1'}) with {ands} AND gates "
