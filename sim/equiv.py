@@ -201,7 +201,11 @@ def _read_against(work: Path, path, top, liberty):
     except OSError as e:
         raise FpforgeValueError(f"cannot read {str(path)!r}: {e.strerror or e}") from None
     (work / "against.v").write_text(text)
-    _yosys(work, "read_verilog -sv against.v\nwrite_json -noscopeinfo against.json\n", path.name, bad_input=True)
+    try:
+        _yosys(work, "read_verilog -sv -noblackbox against.v\nwrite_json -noscopeinfo against.json\n", path.name,
+               bad_input=True)
+    except FpforgeValueError as e:
+        raise FpforgeValueError(str(e).replace("against.v:", f"{path.name}:")) from None
     modules = json.loads((work / "against.json").read_text()).get("modules", {})
     modules = {n: m for n, m in modules.items() if not str(m.get("attributes", {}).get("blackbox", "0")).strip("0")}
     if not modules:
@@ -246,7 +250,7 @@ def _miter_script(gold_top, gate_top, gate_files):
     reads = " ".join(gate_files)
     return (f"read_verilog -sv gold.v\nhierarchy -top {gold_top}\nrename {gold_top} gold\n{_PREP}"
             f"write_aiger -map gold.map gold.aig\ndesign -stash gold\n"
-            f"read_verilog -sv {reads}\nhierarchy -top {gate_top}\nrename {gate_top} gate\n{_PREP}"
+            f"read_verilog -sv -noblackbox {reads}\nhierarchy -top {gate_top}\nrename {gate_top} gate\n{_PREP}"
             f"write_aiger -map gate.map gate.aig\ndesign -stash gate\n"
             "design -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n"
             "miter -equiv -flatten gold gate miter\nhierarchy -top miter\n"
@@ -316,15 +320,17 @@ def _eval(work: Path, inputs: dict, outputs, widths) -> tuple[dict, dict]:
     script = "".join(f"design -load {d}\neval {sets} {shows}\n" for d in ("gold_eval", "gate_eval"))
     (work / "eval.ys").write_text(script)
     log = _yosys(work, (work / "prep_eval.ys").read_text() + script, "evaluating the counterexample")
-    values = re.findall(r"Eval result: \\(\S+) = \d+'([01xz]+)\.", log)
+    values = re.findall(r"Eval result: \\(\S+) = (\S+?)\.?$", log, re.M)
     half = len(values) // 2
     if half != len(outputs) or len(values) != 2 * half:
         raise ToolError("internal error: yosys eval did not print every output of the counterexample")
 
-    def parse(vals):
+    def parse(vals):  # yosys prints N'bits, or a 32-bit value as a (signed) decimal
         out = {}
-        for name, bits in vals:
-            out[name] = int(bits.replace("x", "0").replace("z", "0"), 2)
+        for name, text in vals:
+            m = re.fullmatch(r"\d+'([01xz]+)", text)
+            value = int(m.group(1).replace("x", "0").replace("z", "0"), 2) if m else int(text)
+            out[name] = value & ((1 << widths[name]) - 1)
         return out
 
     return parse(values[:half]), parse(values[half:])
@@ -424,7 +430,7 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=EN
                bad_input=not netlist)
         (work / "prep_eval.ys").write_text(
             f"read_verilog -sv gold.v\nhierarchy -top {name}\nproc; flatten; setundef -zero\ndesign -stash gold_eval\n"
-            f"read_verilog -sv {' '.join(gate_files)}\nhierarchy -top {gate_top}\nproc; flatten; setundef -zero\n"
+            f"read_verilog -sv -noblackbox {' '.join(gate_files)}\nhierarchy -top {gate_top}\nproc; flatten; setundef -zero\n"
             "design -stash gate_eval\n")
         n_in, ands, outs = _aiger_header(work / "miter.aig")
         bits = _input_bits(work / "miter.map")
