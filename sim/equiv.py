@@ -202,7 +202,7 @@ def _read_against(work: Path, path, top, liberty):
         raise FpforgeValueError(f"cannot read {str(path)!r}: {e.strerror or e}") from None
     (work / "against.v").write_text(text)
     try:
-        _yosys(work, "read_verilog -sv -noblackbox against.v\nwrite_json -noscopeinfo against.json\n", path.name,
+        _yosys(work, "read_verilog -sv -noblackbox against.v\nproc\nwrite_json -noscopeinfo against.json\n", path.name,
                bad_input=True)
     except FpforgeValueError as e:
         raise FpforgeValueError(str(e).replace("against.v:", f"{path.name}:")) from None
@@ -268,6 +268,19 @@ def _aiger_header(path: Path):
             f.readline()
         outputs = [int(f.readline().split()[0]) for _ in range(n_out)]
     return n_in, ands, outputs
+
+
+def _trusted(n_in, ands, outputs, want_bits):
+    """None if the miter (``n_in`` inputs, ``ands`` AND gates, its output literals) can be proved, else why
+    not: a constant output (yosys folded the miter), no AND gate, or not every input bit of the unit."""
+    if len(outputs) != 1:
+        return f"the miter has {len(outputs)} outputs, not 1: not trusted as a proof"
+    if outputs[0] in (0, 1):
+        return f"the miter is constant ({outputs[0]}) with {ands} AND gates: not trusted as a proof"
+    if ands == 0 or n_in != want_bits:
+        return (f"the miter has {ands} AND gates and {n_in} of {want_bits} input bits of the unit: not trusted "
+                "as a proof")
+    return None
 
 
 def _input_bits(map_path: Path) -> list:
@@ -437,9 +450,8 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=EN
         base = dict(engine=engine, gold=gold_desc, gate=gate_desc, miter_ands=ands, miter_inputs=n_in,
                     ports=expected)
         want_bits = sum(w for d, w in expected.values() if d == "in")
-        if len(outs) != 1 or outs[0] in (0, 1) or ands == 0 or n_in != want_bits:
-            reason = (f"the miter is constant ({'0' if outs and outs[0] == 0 else '1'}) with {ands} AND gates "
-                      f"and {n_in} of {want_bits} input bits: not trusted as a proof")
+        reason = _trusted(n_in, ands, outs, want_bits)
+        if reason is not None:
             return EquivResult("unknown", reason=reason, seconds=time.perf_counter() - t0, **base)
         if engine == "cec":
             commands = "&r gold.aig; &cec gate.aig"
