@@ -32,7 +32,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..golden.errors import FpforgeValueError, ToolError, ToolMissing
+from ..golden.errors import FpforgeTypeError, FpforgeValueError, ToolError, ToolMissing
 from ..jobs.lifeline import popen_kwargs
 
 __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "EquivResult", "abc_binary", "check_unit", "equiv"]
@@ -133,6 +133,13 @@ def check_unit(cfg):
     unit = cfg.unit if isinstance(cfg, UnitSpec) else cfg.get("unit") if isinstance(cfg, dict) else None
     if unit not in ("encoder", "decoder"):
         raise FpforgeValueError(f"fpforge equiv handles combinational scalar encoder and decoder units, not {unit!r}")
+    if isinstance(cfg, dict) and isinstance(cfg.get("format"), str):
+        from ..golden import get_format
+        from ..golden.contract import ScalarFormat
+
+        fmt = get_format(cfg["format"])
+        if not isinstance(fmt, ScalarFormat):
+            raise FpforgeValueError(f"fpforge equiv handles scalar narrow formats, not {fmt.name!r}")
     latency = as_spec(cfg).latency
     if latency:
         raise FpforgeValueError(f"latency {latency!r}: sequential equivalence (a pipelined unit) is not yet "
@@ -147,20 +154,22 @@ def _check_args(netlist, against, liberty, top, engine, timeout):
     if engine not in ENGINES:
         raise FpforgeValueError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise FpforgeValueError(f"timeout must be a number of seconds > 0, not {timeout!r}")
+        raise FpforgeTypeError(f"timeout must be a number of seconds > 0, not {timeout!r}")
     if not timeout > 0 or timeout == float("inf"):
         raise FpforgeValueError(f"timeout must be a finite number of seconds > 0, not {timeout!r}")
     if not isinstance(netlist, bool):
-        raise FpforgeValueError(f"netlist must be True or False, not {netlist!r}")
+        raise FpforgeTypeError(f"netlist must be True or False, not {netlist!r}")
     if netlist == (against is not None):
         raise FpforgeValueError("compare the unit with one design: netlist=True (its mapped netlist) or "
                                 "against=FILE (a Verilog module with the same ports)")
     if against is not None and not isinstance(against, (str, Path)):
-        raise FpforgeValueError(f"against must be a path to a Verilog file, not {against!r}")
+        raise FpforgeTypeError(f"against must be a path to a Verilog file, not {against!r}")
     if top is not None:
         if against is None:
             raise FpforgeValueError("top names the module of the against file; the netlist's module is the unit's")
-        if not isinstance(top, str) or not _IDENT.fullmatch(top):
+        if not isinstance(top, str):
+            raise FpforgeTypeError(f"top must be a Verilog module name (a str), not {top!r}")
+        if not _IDENT.fullmatch(top):
             raise FpforgeValueError(f"top must be a Verilog module name, not {top!r}")
     if liberty is not None:
         from ..synth.liberty import check_liberty
