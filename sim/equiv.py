@@ -45,6 +45,8 @@ DEFAULT_TIMEOUT = 120.0
 _YOSYS_TIMEOUT = 600.0
 
 _IDENT = re.compile(r"[A-Za-z_][\w$]*")
+#: yosys cells that hold state (after ``proc``): flip-flops, latches, memories.
+_STATE = re.compile(r"^\$_?(\w*dff\w*|\w*DFF\w*|\w*dlatch\w*|\w*DLATCH\w*|\w*SR_\w*|sr|mem\w*)$")
 
 
 @dataclass
@@ -229,6 +231,11 @@ def _read_against(work: Path, path, top, liberty):
         top = candidates[0]
     elif top not in modules:
         raise FpforgeValueError(f"{path.name} defines no module {top!r}; valid: {', '.join(modules)}")
+    state = sorted({f"{c['type']} in module {n}" for n, m in modules.items() for c in m.get("cells", {}).values()
+                    if _STATE.match(c["type"])})
+    if state:
+        raise FpforgeValueError(f"{path.name} has registers or latches ({', '.join(state[:4])}); equiv checks "
+                                "combinational designs (sequential equivalence, --latency, is not yet available)")
     undefined = sorted(t for t in used if not t.startswith("$") and t not in modules)
     return text, top, _ports_of(modules[top]), undefined
 
@@ -286,9 +293,11 @@ def _trusted(n_in, ands, outputs, want_bits):
         return f"the miter has {len(outputs)} outputs, not 1: not trusted as a proof"
     if outputs[0] in (0, 1):
         return f"the miter is constant ({outputs[0]}) with {ands} AND gates: not trusted as a proof"
-    if ands == 0 or n_in != want_bits:
-        return (f"the miter has {ands} AND gates and {n_in} of {want_bits} input bits of the unit: not trusted "
-                "as a proof")
+    if ands == 0:
+        return "the miter has no AND gate: not trusted as a proof"
+    if n_in != want_bits:
+        return (f"the miter has {n_in} input bits, the unit {want_bits} (an undriven wire of a design is a free "
+                "input): not trusted as a proof")
     return None
 
 

@@ -623,6 +623,8 @@ PLACE_FILES.update({
     "eqcells": f"module m({_EQUIV_PORTS}); NAND2_X1 u(.A1(a[0]), .A2(a[1]), .ZN(y[0])); endmodule\n",
     "equnknowncell": f"module m({_EQUIV_PORTS}); FOO_X1 u(.A(a[0]), .Z(y[0])); endmodule\n",
     "eqsyntax": "module m(input a; endmodule\n",
+    "eqreg": f"module m({_EQUIV_PORTS}, input clk); reg [7:0] r; always @(posedge clk) r <= a[7:0]; assign y = r; "
+             "assign flags = 0; endmodule\n",
 })
 _EQ = ["equiv", "encoder", "-f", "e4m3"]
 _EQUIV_CASES = [
@@ -662,6 +664,7 @@ _EQUIV_CASES = [
      "instantiates modules it does not define (NAND2_X1); for a netlist of library cells give --liberty"),
     ("equiv-against-cell-not-in-liberty", [*_EQ, "--against", "{equnknowncell}", "--liberty", "fpforge45"],
      "instantiates FOO_X1, which neither it nor fpforge45.lib defines"),
+    ("equiv-against-registers", [*_EQ, "--against", "{eqreg}"], "eqreg.lib has registers or latches ($dff in module m)"),
 ]
 
 

@@ -139,4 +139,5 @@ def test_constant_miter_not_trusted(tmp_path):
     assert (n_in, ands, outs) == (4, 0, [0])
     assert "the miter is constant (0)" in _trusted(n_in, ands, outs, 4)
     assert _trusted(4, 10, [20], 4) is None
-    assert "3 of 4 input bits" in _trusted(3, 10, [20], 4)
+    assert "3 input bits, the unit 4" in _trusted(3, 10, [20], 4)
+    assert "no AND gate" in _trusted(4, 0, [20], 4)
