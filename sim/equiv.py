@@ -448,6 +448,9 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=EN
             text, gate_top, actual, undefined = _read_against(work, against, top, liberty)
             _check_ports(f"{Path(against).name}: module {gate_top}", actual, expected)
             gate_files = ["against.v"]
+            if liberty is not None and not undefined:
+                raise FpforgeValueError(f"{Path(against).name} instantiates no module it does not define; liberty "
+                                        "(--liberty) applies to a netlist of library cells")
             if undefined:
                 if liberty is None:
                     raise FpforgeValueError(f"{Path(against).name} instantiates modules it does not define "

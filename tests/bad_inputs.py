@@ -664,6 +664,8 @@ _EQUIV_CASES = [
      "instantiates modules it does not define (NAND2_X1); for a netlist of library cells give --liberty"),
     ("equiv-against-cell-not-in-liberty", [*_EQ, "--against", "{equnknowncell}", "--liberty", "fpforge45"],
      "instantiates FOO_X1, which neither it nor fpforge45.lib defines"),
+    ("equiv-against-liberty-unused", [*_EQ, "--against", "{eqtwo}", "--top", "one", "--liberty", "fpforge45"],
+     "eqtwo.lib instantiates no module it does not define; liberty (--liberty) applies to a netlist of library"),
     ("equiv-against-registers", [*_EQ, "--against", "{eqreg}"], "eqreg.lib has registers or latches ($dff in module m)"),
 ]
 
