@@ -181,12 +181,13 @@ def _check_args(netlist, against, liberty, top, engine, timeout):
 
 def _yosys(work: Path, script: str, what: str, bad_input: bool = False):
     """Run ``script`` in ``work``; an error is one line (FpforgeValueError for the user's file)."""
+    from ..synth.errors import SynthError
     from ..synth.yosys import last_error_line, one_line, run_script
 
     (work / "run.ys").write_text(script)
     try:
         proc, log = run_script(work, "run.ys", _YOSYS_TIMEOUT, f" {what}")
-    except Exception as e:  # SynthError: a timeout or yosys missing
+    except SynthError as e:  # a timeout, or no yosys
         raise ToolError(str(e)) from None
     if proc.returncode != 0:
         msg = one_line(last_error_line(log, proc.stderr, proc.stdout), work)
