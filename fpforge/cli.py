@@ -26,7 +26,7 @@ __all__ = ["EXIT_BUG", "EXIT_USAGE", "SUBCOMMANDS", "Terminated", "UsageError", 
 #: exposing ``add_parser(subparsers)`` and ``run(args) -> int`` (called for the parsers it added, unless one
 #: sets another ``run`` default). A new subcommand is one module and one entry here.
 SUBCOMMANDS = ("formats", "table", "plot", "qsnr", "dot_error", "verilog", "sim", "synth", "scale", "scaling", "prove",
-               "sweep", "report", "lint", "clean")
+               "equiv", "sweep", "report", "lint", "clean")
 
 #: Exit status of bad input (and of a missing tool).
 EXIT_USAGE = 2

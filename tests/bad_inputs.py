@@ -612,6 +612,64 @@ _AUDIT_SPACES = _space_files([
 ])
 
 
+# `fpforge equiv` (issue 29): the design to compare with, its file's modules and ports, latency, timeout, engine.
+_EQUIV_PORTS = "input [31:0] a, output [7:0] y, output [4:0] flags"
+PLACE_FILES.update({
+    "eqtwo": f"module one({_EQUIV_PORTS}); assign y = 0; assign flags = 0; endmodule\n"
+             f"module two({_EQUIV_PORTS}); assign y = 1; assign flags = 0; endmodule\n",
+    "eqnone": "// a Verilog file with no module\n",
+    "eqnames": "module m(input [31:0] x, output [7:0] y, output [4:0] flags); endmodule\n",
+    "eqwidths": "module m(input [15:0] a, output [7:0] y, output [3:0] flags); endmodule\n",
+    "eqcells": f"module m({_EQUIV_PORTS}); NAND2_X1 u(.A1(a[0]), .A2(a[1]), .ZN(y[0])); endmodule\n",
+    "equnknowncell": f"module m({_EQUIV_PORTS}); FOO_X1 u(.A(a[0]), .Z(y[0])); endmodule\n",
+    "eqsyntax": "module m(input a; endmodule\n",
+    "eqreg": f"module m({_EQUIV_PORTS}, input clk); reg [7:0] r; always @(posedge clk) r <= a[7:0]; assign y = r; "
+             "assign flags = 0; endmodule\n",
+})
+_EQ = ["equiv", "encoder", "-f", "e4m3"]
+_EQUIV_CASES = [
+    ("equiv-no-design", _EQ, "equiv needs the design to compare with: --netlist (the unit's mapped netlist) or --against"),
+    ("equiv-netlist-and-against", [*_EQ, "--netlist", "--against", "{eqtwo}"], "choose one of --netlist"),
+    ("equiv-latency", [*_EQ, "--netlist", "--latency", "2"], "sequential equivalence (a pipelined unit, or a design "
+     "with latency) is not yet available"),
+    ("equiv-latency-decoder", ["equiv", "decoder", "-f", "e5m2", "--against", "{eqtwo}", "--latency", "1"],
+     "is not yet available"),
+    ("equiv-timeout-zero", [*_EQ, "--netlist", "--timeout", "0"], "finite number of seconds > 0, not '0'"),
+    ("equiv-timeout-negative", [*_EQ, "--netlist", "--timeout", "-5"], "finite number of seconds > 0, not '-5'"),
+    ("equiv-timeout-nan", [*_EQ, "--netlist", "--timeout", "nan"], "finite number of seconds > 0, not 'nan'"),
+    ("equiv-timeout-inf", [*_EQ, "--netlist", "--timeout", "inf"], "finite number of seconds > 0, not 'inf'"),
+    ("equiv-timeout-word", [*_EQ, "--netlist", "--timeout", "soon"], "a number of seconds > 0, not 'soon'"),
+    ("equiv-engine-unknown", [*_EQ, "--netlist", "--engine", "sat"], "invalid choice: 'sat' (choose from 'iprove', "
+     "'cec', 'dprove')"),
+    ("equiv-unit-dot", ["equiv", "dot", "--preset", "mx9", "--netlist"], "invalid choice: 'dot'"),
+    ("equiv-block-format", ["equiv", "encoder", "-f", "mx9", "--netlist"], "fpforge equiv handles scalar narrow "
+     "formats, not 'mx9'"),
+    ("equiv-top-without-against", [*_EQ, "--netlist", "--top", "m"], "--top names the module of --against FILE"),
+    ("equiv-name", [*_EQ, "--netlist", "--name", "x"], "--name: equiv compares fpforge's own module"),
+    ("equiv-liberty-unknown", [*_EQ, "--netlist", "--liberty", "osu18"], "unknown liberty 'osu18'"),
+    ("equiv-against-missing", [*_EQ, "--against", "nodir/x.v"], "--against 'nodir/x.v': no such file"),
+    ("equiv-against-directory", [*_EQ, "--against", "{dir}"], "no such file"),
+    ("equiv-against-no-module", [*_EQ, "--against", "{eqnone}"], "eqnone.lib defines no Verilog module"),
+    ("equiv-against-not-verilog", [*_EQ, "--against", "{file}"], "yosys cannot read afile.txt: afile.txt:1: ERROR"),
+    ("equiv-against-syntax-error", [*_EQ, "--against", "{eqsyntax}"], "yosys cannot read eqsyntax.lib"),
+    ("equiv-against-two-candidates", [*_EQ, "--against", "{eqtwo}"],
+     "eqtwo.lib has 2 candidate top modules (one, two); choose one with --top"),
+    ("equiv-against-top-unknown", [*_EQ, "--against", "{eqtwo}", "--top", "three"],
+     "eqtwo.lib defines no module 'three'; valid: one, two"),
+    ("equiv-against-port-names", [*_EQ, "--against", "{eqnames}"],
+     "module m does not have the unit's ports: missing input a (32 bits); unexpected port x (input, 32 bits)"),
+    ("equiv-against-port-widths", [*_EQ, "--against", "{eqwidths}"],
+     "a is an input of 16 bits, expected an input of 32; flags is an output of 4 bits, expected an output of 5"),
+    ("equiv-against-cells-without-liberty", [*_EQ, "--against", "{eqcells}"],
+     "instantiates modules it does not define (NAND2_X1); for a netlist of library cells give --liberty"),
+    ("equiv-against-cell-not-in-liberty", [*_EQ, "--against", "{equnknowncell}", "--liberty", "fpforge45"],
+     "instantiates FOO_X1, which neither it nor fpforge45.lib defines"),
+    ("equiv-against-liberty-unused", [*_EQ, "--against", "{eqtwo}", "--top", "one", "--liberty", "fpforge45"],
+     "eqtwo.lib instantiates no module it does not define; liberty (--liberty) applies to a netlist of library"),
+    ("equiv-against-registers", [*_EQ, "--against", "{eqreg}"], "eqreg.lib has registers or latches ($dff in module m)"),
+]
+
+
 def _rows(prefix, rows):
     out = []
     for row in rows:
@@ -637,7 +695,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
-             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES))
+             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1109,7 +1167,37 @@ def _ppa_api_cases():
     ]
 
 
+def _equiv_api_cases():
+    from fpforge.sim.equiv import equiv
+
+    e4m3 = {"unit": "encoder", "format": "e4m3"}
+    V, T = ValueError, TypeError
+    return [
+        ("equiv-no-design", lambda: equiv(e4m3), V, "netlist=True (its mapped netlist) or against=FILE"),
+        ("equiv-netlist-and-against", lambda: equiv(e4m3, netlist=True, against="x.v"), V, "compare the unit with one"),
+        ("equiv-netlist-not-bool", lambda: equiv(e4m3, netlist="yes"), T, "netlist must be True or False, not 'yes'"),
+        ("equiv-against-not-path", lambda: equiv(e4m3, against=3), T, "against must be a path to a Verilog file"),
+        ("equiv-against-missing", lambda: equiv(e4m3, against="nodir/x.v"), V, "--against 'nodir/x.v': no such file"),
+        ("equiv-timeout-zero", lambda: equiv(e4m3, netlist=True, timeout=0), V, "finite number of seconds > 0, not 0"),
+        ("equiv-timeout-nan", lambda: equiv(e4m3, netlist=True, timeout=float("nan")), V, "finite number of seconds"),
+        ("equiv-timeout-str", lambda: equiv(e4m3, netlist=True, timeout="5"), T, "timeout must be a number of seconds"),
+        ("equiv-timeout-bool", lambda: equiv(e4m3, netlist=True, timeout=True), T, "timeout must be a number"),
+        ("equiv-engine-unknown", lambda: equiv(e4m3, netlist=True, engine="sat"), V,
+         "unknown engine 'sat'; valid: iprove, cec, dprove"),
+        ("equiv-top-with-netlist", lambda: equiv(e4m3, netlist=True, top="m"), V, "top names the module of the against"),
+        ("equiv-top-not-str", lambda: equiv(e4m3, against="x.v", top=1), T, "top must be a Verilog module name"),
+        ("equiv-latency", lambda: equiv(dict(e4m3, latency=2), netlist=True), V, "sequential equivalence (a pipelined "
+         "unit) is not yet available"),
+        ("equiv-dot-unit", lambda: equiv({"unit": "dot", "format": "mx9", "r": 32, "f": 32}, netlist=True), V,
+         "fpforge equiv handles combinational scalar encoder and decoder units, not 'dot'"),
+        ("equiv-block-format", lambda: equiv({"unit": "encoder", "format": "mx9"}, netlist=True), V,
+         "fpforge equiv handles scalar narrow formats, not 'mx9'"),
+        ("equiv-liberty-unknown", lambda: equiv(e4m3, netlist=True, liberty="nangate"), V, "unknown liberty 'nangate'"),
+    ]
+
+
 API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases() + _ppa_api_cases()
+API_CASES += _equiv_api_cases()
 
 
 def _ids(rows) -> frozenset:

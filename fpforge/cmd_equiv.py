@@ -1,0 +1,129 @@
+"""``fpforge equiv``: formal equivalence of a combinational unit's RTL with its mapped gate-level netlist
+(``--netlist``) or with a Verilog module of the same ports (``--against FILE``): a yosys miter proved by ABC.
+Exit 0 proved, 1 counterexample, 3 unknown (timeout), 2 bad input."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+
+from .cliutil import UsageError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers):
+    from .sim.equiv import DEFAULT_TIMEOUT, ENGINES
+    from .unitopts import add_unit_options
+
+    p = subparsers.add_parser(
+        "equiv", help="prove a unit's RTL equivalent to its netlist or another Verilog module (yosys + ABC)",
+        description="Build a miter of fpforge's Verilog of the unit (gold) and a second design (gate) with yosys and "
+                    "prove it with ABC: proved (exit 0), a counterexample replayed through the golden model and "
+                    "both designs (exit 1), or unknown after --timeout (exit 3). Combinational encoders and "
+                    "decoders; sequential equivalence (--latency N) is not yet available.")
+    add_unit_options(p, units=("encoder", "decoder"))
+    g = p.add_argument_group("equivalence")
+    g.add_argument("--netlist", action="store_true",
+                   help="against the unit's gate-level netlist after synthesis onto --liberty (cells read as "
+                        "models of their liberty functions)")
+    g.add_argument("--against", default=None, metavar="FILE",
+                   help="against a Verilog module with the unit's ports (a user's edit, an older version, a "
+                        "netlist of --liberty cells)")
+    g.add_argument("--top", default=None, metavar="MODULE",
+                   help="the module of --against FILE (default: its only module no other one instantiates)")
+    g.add_argument("--liberty", default=None,
+                   help="liberty file or name (fpforge45, the default, or osu018): the library --netlist maps onto, "
+                        "or the cells an --against netlist instantiates")
+    g.add_argument("--engine", default=ENGINES[0], choices=list(ENGINES),
+                   help="ABC engine: iprove (the miter; default), cec (&cec of the two designs) or dprove")
+    g.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S",
+                   help=f"seconds ABC may prove for before the result is unknown (default {DEFAULT_TIMEOUT:g})")
+    g.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=run)
+    return p
+
+
+def _timeout(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"the timeout is a number of seconds > 0, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"the timeout must be a finite number of seconds > 0, not {text!r}")
+    return value
+
+
+def _check(args):
+    if args.latency:
+        raise UsageError(f"--latency {args.latency}: sequential equivalence (a pipelined unit, or a design with "
+                         "latency) is not yet available; equiv checks combinational units (latency 0)")
+    if args.netlist and args.against is not None:
+        raise UsageError("choose one of --netlist (the unit's mapped netlist) and --against FILE")
+    if not args.netlist and args.against is None:
+        raise UsageError("equiv needs the design to compare with: --netlist (the unit's mapped netlist) or "
+                         "--against FILE (a Verilog module with the unit's ports)")
+    if args.top is not None and args.against is None:
+        raise UsageError("--top names the module of --against FILE")
+    if args.name is not None:
+        raise UsageError("--name: equiv compares fpforge's own module; --top picks the module of --against FILE")
+
+
+def _hex(value, width):
+    return f"{value:#0{2 + (width + 3) // 4}x}"
+
+
+def _values(values, ports):
+    return " ".join(f"{n}={_hex(v, ports[n][1])}" for n, v in values.items())
+
+
+def _print(result, ports, cfg):
+    import numpy as np
+
+    from .golden import SOURCES
+
+    gate = f"{result.gate}"
+    print(f"equiv: {result.gold} vs {gate}")
+    miter = f"miter of {result.miter_ands:,} AND gates, {result.miter_inputs} inputs"
+    if result.status == "proved":
+        print(f"proved by ABC {result.engine} ({miter}) in {result.seconds:.1f} s")
+        return
+    if result.status == "unknown":
+        print(f"unknown: {result.reason} ({miter}; {result.seconds:.1f} s)")
+        return
+    print(f"counterexample found by ABC {result.engine} ({miter}) in {result.seconds:.1f} s")
+    inputs = _values(result.inputs, ports)
+    if cfg["unit"] == "encoder":
+        src = SOURCES[cfg["source"]]
+        word = np.array([result.inputs["a"]], np.uint32 if src.bits == 32 else np.uint16)
+        inputs += f" ({float(word.view(src.dtype)[0]):.9g})"
+    print(f"  inputs:        {inputs}")
+    differ = [n for n in result.gold_outputs if result.gold_outputs[n] != result.gate_outputs.get(n)]
+    golden = _values(result.golden, ports) if result.golden else "(no value: a mode code the unit does not have)"
+    print(f"  golden model:  {golden}")
+    print(f"  gold (RTL):    {_values(result.gold_outputs, ports)}")
+    print(f"  gate:          {_values(result.gate_outputs, ports)}   (differs in {', '.join(differ)})")
+    if result.golden:
+        wrong = [d for d, out in (("gold", result.gold_outputs), ("gate", result.gate_outputs)) if out != result.golden]
+        print(f"  the golden model agrees with {'neither' if len(wrong) == 2 else 'gold' if wrong == ['gate'] else 'gate'}")
+
+
+def run(args) -> int:
+    from .sim.equiv import check_unit, equiv
+    from .sim.prove_unit import unit_config
+    from .unitopts import print_spec
+    from .unitopts import unit_config as options_config
+
+    _check(args)
+    cfg = options_config(args)
+    if args.spec_json:
+        print_spec(check_unit(cfg))
+        return 0
+    result = equiv(cfg, netlist=args.netlist, liberty=args.liberty, against=args.against, top=args.top,
+                   engine=args.engine, timeout=args.timeout)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        _print(result, result.ports, unit_config(check_unit(cfg)))
+    return result.exit_code
