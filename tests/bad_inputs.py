@@ -498,6 +498,19 @@ _PPA_CASES = [
      "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
 ]
 
+# `fpforge verilog ... --fusesoc DIR` (issue 31, item 3): DIR unusable, or given with -o; nothing is written.
+_FUSESOC_V = ["verilog", "encoder", "-f", "e4m3"]
+_FUSESOC_CASES = [
+    ("fusesoc-dir-is-file", [*_FUSESOC_V, "--fusesoc", "{file}"], "not a directory (give a directory for the .v"),
+    ("fusesoc-missing-parent", [*_FUSESOC_V, "--fusesoc", "nodir/cores"], "does not exist"),
+    ("fusesoc-parent-is-file", [*_FUSESOC_V, "--fusesoc", "{file}/cores"], "is not a directory"),
+    ("fusesoc-empty-dir-name", [*_FUSESOC_V, "--fusesoc", ""], "--fusesoc needs a directory name"),
+    ("fusesoc-with-output", [*_FUSESOC_V, "--fusesoc", "cores", "-o", "x.v"], "choose one of -o"),
+    ("fusesoc-no-value", [*_FUSESOC_V, "--fusesoc"], "--fusesoc: expected one argument"),
+    ("fusesoc-bad-format", ["verilog", "encoder", "-f", "e9m9", "--fusesoc", "cores"], "unknown format 'e9m9'"),
+    ("fusesoc-keyword-name", [*_FUSESOC_V, "--name", "module", "--fusesoc", "cores"], "keyword"),
+]
+
 #: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
 #: make every report wrong (written by the test fixture and bad_input_table.py beside ``{badlib}``).
 _NAND = 'cell (NAND2_X1) { area : 0.8 ; pin (A1) { direction : input ; } pin (A2) { direction : input ; }\n' \
@@ -637,7 +650,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
-             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES))
+             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES)
+             + _rows("", _FUSESOC_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
