@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
 from ..golden.contract import ScalarFormat
-from ..golden.errors import FpforgeValueError
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..hw.spec import UnitSpec, as_spec
 from .harness import HarnessSpec, module_ports
 
@@ -207,6 +207,10 @@ class ProofUnit:
         ToolError
             Verilator cannot elaborate the module.
         """
+        if ports is not None and not (isinstance(ports, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                                      for k, v in ports.items())):
+            raise FpforgeTypeError(f"ports must be a dict {{fpforge's port: the design's port}} of names (str), "
+                                   f"not {ports!r}")
         cfg, default, _, expected = cls._reference(cfg)
         try:
             text = Path(path).read_text(errors="replace")
@@ -323,7 +327,6 @@ def port_map_wrapper(top, actual, expected, ports, taken=()):
         connects ports of different widths or directions, leaves ``a`` or every output unmapped, or leaves an
         input of ``top`` undriven.
     """
-    from ..golden.errors import FpforgeTypeError
     from .lanes import verilog_port
 
     if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in ports.items()):
