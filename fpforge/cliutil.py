@@ -166,7 +166,7 @@ def human_size(n: int) -> str:
 
 
 #: Options whose values are user paths: an OSError on one of them is the user's (fpforge.cli.main).
-_PATH_OPTIONS = ("output", "build_dir", "liberty", "files", "figure")
+_PATH_OPTIONS = ("output", "build_dir", "liberty", "files", "figure", "fusesoc")
 
 
 def user_paths(args) -> list[str]:

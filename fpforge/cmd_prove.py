@@ -34,8 +34,14 @@ def add_parser(subparsers):
                    help="run-time-bias formats: bias to prove at (repeat, comma list, or `all`; default 0,7,31,63 "
                         "for encoders, all 64 for decoders)")
     g.add_argument("--verilog", default=None, metavar="FILE",
-                   help="prove this Verilog file (same module name and ports as fpforge's unit; --name picks "
-                        "another module) instead of the generated one")
+                   help="prove this Verilog file (same module name and ports as fpforge's unit; --top picks "
+                        "another module, --ports maps other port names) instead of the generated one")
+    g.add_argument("--top", default=None, metavar="NAME", help="--verilog: the module to prove (default: the "
+                   "generated unit's name, else the file's only module)")
+    g.add_argument("--ports", default=None, metavar="MAP",
+                   help="--verilog: UNIT_PORT=USER_PORT,... from fpforge's port names (a, y, flags, mode, sat, "
+                        "bias, rand) to the module's; unnamed ports keep their names; fpforge's ports the module "
+                        "lacks are not driven (inputs) or not checked (outputs), and the output lists them")
     g.add_argument("--netlist", action="store_true",
                    help="prove the gate-level netlist after synthesis (yosys onto --liberty; cells simulated from "
                         "their liberty functions)")
@@ -172,6 +178,14 @@ def _check_unit_source(args):
         raise FpforgeValueError("--liberty applies with --netlist")
     if args.verilog is not None and not os.path.isfile(args.verilog):
         raise FpforgeValueError(f"--verilog {args.verilog!r}: no such file")
+    if args.verilog is None and (args.top is not None or args.ports is not None):
+        raise FpforgeValueError("--top and --ports apply to --verilog FILE (a user's design)")
+    if args.top is not None:
+        check_module_name(args.top)
+        if args.name is not None and args.name != args.top:
+            raise FpforgeValueError(f"--top {args.top!r} and --name {args.name!r} name different modules; give one")
+    if args.ports is not None:
+        _parse_ports(args.ports)
     if args.liberty is not None:
         from .synth.liberty import check_liberty
 
@@ -180,12 +194,30 @@ def _check_unit_source(args):
         check_module_name(args.name)
 
 
+def _parse_ports(text) -> dict:
+    """``--ports a=x,y=code`` -> ``{"a": "x", "y": "code"}`` (names checked against the design later)."""
+    from .cliutil import comma_list
+
+    out = {}
+    for item in comma_list(text, "--ports", example="a=in_bits,y=out_code"):
+        unit_port, eq, user_port = (part.strip() for part in item.partition("="))
+        if not eq or not unit_port or not user_port:
+            raise FpforgeValueError(f"--ports item {item!r} is not UNIT_PORT=USER_PORT (e.g. --ports "
+                                    "a=in_bits,y=out_code)")
+        if unit_port in out:
+            raise FpforgeValueError(f"--ports maps {unit_port} twice ({unit_port}={out[unit_port]} and {item}); "
+                                    "map each port once")
+        out[unit_port] = user_port
+    return out
+
+
 def _unit_of(args, kwargs):
     from .sim.prove_unit import ProofUnit
 
     _check_unit_source(args)
     if args.verilog is not None:
-        return ProofUnit.from_file(kwargs, args.verilog, args.name)
+        ports = None if args.ports is None else _parse_ports(args.ports)
+        return ProofUnit.from_file(kwargs, args.verilog, args.top or args.name, ports)
     if args.netlist:
         return ProofUnit.netlist(kwargs, args.liberty, args.name)
     return ProofUnit.generated(kwargs, args.name)
@@ -277,10 +309,12 @@ def _prove_one(args):
     seed = 0 if args.seed is None else args.seed  # the unit options' --seed: None when not given
     digits = 2 + (unit.a_bits + 3) // 4
     if not args.json:
-        print(f"proving {unit.top} ({unit.origin}; Verilog sha256 {unit.verilog_hash}): {unit.describe()}")
+        print(f"proving {unit.module} ({unit.origin}; Verilog sha256 {unit.verilog_hash}): {unit.describe()}")
         draws = f"; sr draws: seed {seed}" if "rand" in unit.ports else ""
         print(f"  inputs a = {start:#0{digits}x}..{end - 1:#0{digits}x} ({end - start:,} patterns) under "
               f"{len(conditions)} condition{'s' * (len(conditions) != 1)}{draws}")
+        for note in unit.port_notes:
+            print(f"  {note}")
     verbose = len(conditions) <= 16 and not args.json
     t0 = time.perf_counter()
     say = None if args.json else "  harness: building (Verilator and C++, 10-60 CPU-seconds) ..."

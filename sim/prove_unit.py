@@ -18,11 +18,12 @@ from typing import NamedTuple
 
 from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
 from ..golden.contract import ScalarFormat
-from ..golden.errors import FpforgeValueError
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..hw.spec import UnitSpec, as_spec
 from .harness import HarnessSpec, module_ports
 
-__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "unit_config", "unit_spec"]
+__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "port_map_wrapper", "unit_config",
+           "unit_spec"]
 
 #: Biases an encoder of a run-time-bias format is proved at when none are given (the issue's record).
 DEFAULT_BIASES = (0, 7, 31, 63)
@@ -154,6 +155,19 @@ class ProofUnit:
         ``{name: (direction, width)}`` of the unit, in port order.
     """
 
+    #: With a port map (:meth:`from_file` ``ports``): lines saying which port goes where and which of
+    #: fpforge's ports are not driven or not checked; empty otherwise.
+    port_notes: tuple = ()
+
+    @property
+    def module(self) -> str:
+        """The module proved: :attr:`top`, or the user's module inside the port-map wrapper."""
+        return self.__dict__.get("module", self.top)
+
+    @module.setter
+    def module(self, name):
+        self.__dict__["module"] = name
+
     def __init__(self, cfg, sources, top, origin, ports):
         self.spec = unit_spec(cfg)
         self.cfg = unit_config(self.spec)
@@ -176,10 +190,14 @@ class ProofUnit:
         return cls(cfg, (verilog,), name, "generated", ports)
 
     @classmethod
-    def from_file(cls, cfg, path, name=None):
-        """A user's Verilog file implementing ``cfg`` with the same ports as fpforge's unit.
+    def from_file(cls, cfg, path, name=None, ports=None):
+        """A user's Verilog file implementing ``cfg`` with the same ports as fpforge's unit, or, with
+        ``ports``, with its own port names (see :func:`port_map_wrapper`).
 
-        The module is ``name``, else the generated unit's name, else the file's only module.
+        The module is ``name``, else the generated unit's name, else the file's only module. ``ports``: a
+        mapping ``{fpforge's port: the module's port}`` (``{}``: the same names); with it, a port of
+        fpforge's unit the module lacks is not driven (an input) or not checked (an output), see
+        :attr:`port_notes`; ``a`` and one output must be there.
 
         Raises
         ------
@@ -189,6 +207,10 @@ class ProofUnit:
         ToolError
             Verilator cannot elaborate the module.
         """
+        if ports is not None and not (isinstance(ports, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                                      for k, v in ports.items())):
+            raise FpforgeTypeError(f"ports must be a dict {{fpforge's port: the design's port}} of names (str), "
+                                   f"not {ports!r}")
         cfg, default, _, expected = cls._reference(cfg)
         try:
             text = Path(path).read_text(errors="replace")
@@ -199,8 +221,14 @@ class ProofUnit:
         if top is None or top not in found:
             want = name or default
             raise FpforgeValueError(f"{Path(path).name} defines no module {want!r} (it defines "
-                                    f"{', '.join(found) or 'no module'}); name the unit's module with --name")
+                                    f"{', '.join(found) or 'no module'}); name the unit's module with --top")
         actual = module_ports([text], top)
+        if ports is not None:
+            wrapper, top_w, checked, notes = port_map_wrapper(top, actual, expected, ports, taken=found)
+            unit = cls(cfg, (text, wrapper), top_w, f"file {Path(path).name}, module {top} through a port map",
+                       checked)
+            unit.port_notes, unit.module = notes, top
+            return unit
         _check_ports(f"{Path(path).name}: module {top}", actual, expected)
         return cls(cfg, (text,), top, f"file {Path(path).name}", expected)
 
@@ -272,3 +300,89 @@ def _check_ports(what, actual, expected):
                  for n, (d, w) in actual.items() if n not in expected]
     if problems:
         raise FpforgeValueError(f"{what} does not have the unit's ports: {'; '.join(problems)}")
+
+
+def _kind(d, w):
+    return f"{'input' if d == 'in' else 'output' if d == 'out' else d} of {w} bit{'s' * (w != 1)}"
+
+
+def port_map_wrapper(top, actual, expected, ports, taken=()):
+    """A module with fpforge's port names around module ``top`` of a user's design, for the prover.
+
+    ``actual``: ``{port: (direction, width)}`` of ``top``; ``expected``: the same of fpforge's unit;
+    ``ports``: ``{fpforge's port: top's port}`` (a port not named maps to the port of the same name, if
+    ``top`` has one). A port of fpforge's unit that ``top`` lacks is not driven (an input: the harness still
+    sets it, the design never sees it) or not checked (an output: left out of the comparison); ``a`` and at
+    least one output must be there. An output of ``top`` that nothing maps to is left unconnected.
+
+    Returns ``(wrapper Verilog, wrapper module name, {port: (direction, width)} checked by the prover,
+    lines describing the map)``.
+
+    Raises
+    ------
+    FpforgeTypeError
+        ``ports`` is not a mapping of port names to port names.
+    FpforgeValueError
+        The map names a port fpforge's unit or ``top`` does not have, names one of ``top``'s ports twice,
+        connects ports of different widths or directions, leaves ``a`` or every output unmapped, or leaves an
+        input of ``top`` undriven.
+    """
+    from .lanes import verilog_port
+
+    if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in ports.items()):
+        raise FpforgeTypeError(f"ports must be a dict {{fpforge's port: the design's port}} of names (str), not "
+                               f"{ports!r}")
+    theirs = ", ".join(f"{n} ({_kind(*dw)})" for n, dw in actual.items()) or "none"
+    ours = ", ".join(f"{n} ({_kind(*dw)})" for n, dw in expected.items())
+    for unit_port, user_port in ports.items():
+        if unit_port not in expected:
+            raise FpforgeValueError(f"port map {unit_port}={user_port}: fpforge's unit has no port {unit_port!r} "
+                                    f"(its ports: {ours})")
+        if user_port not in actual:
+            raise FpforgeValueError(f"port map {unit_port}={user_port}: module {top} has no port {user_port!r} "
+                                    f"(its ports: {theirs})")
+    twice = next((v for i, v in enumerate(ports.values()) if v in list(ports.values())[:i]), None)
+    if twice is not None:
+        names = [k for k, v in ports.items() if v == twice]
+        raise FpforgeValueError(f"port map: {' and '.join(names)} both map to {top}'s port {twice!r}; map each "
+                                "port once")
+    mapped = {u: ports.get(u, u) for u in expected}
+    mapped = {u: v for u, v in mapped.items() if v in actual and (u in ports or v not in ports.values())}
+    for u, v in mapped.items():
+        (ed, ew), (ad, aw) = expected[u], actual[v]
+        if (ed, ew) != (ad, aw):
+            raise FpforgeValueError(f"port map {u}={v}: {top}'s {v} is an {_kind(ad, aw)}, fpforge's {u} is an "
+                                    f"{_kind(ed, ew)}")
+    undriven = [v for v, (d, _) in actual.items() if d != "out" and v not in mapped.values()]
+    if undriven:
+        raise FpforgeValueError(f"module {top} has input{'s' * (len(undriven) > 1)} {', '.join(undriven)} that "
+                                f"no port of fpforge's unit drives (map them with --ports UNIT_PORT=USER_PORT; "
+                                f"fpforge's ports: {ours})")
+    if "a" not in mapped:
+        raise FpforgeValueError(f"module {top} has no port for fpforge's input a ({_kind(*expected['a'])}); map "
+                                f"it with --ports a=USER_PORT (its ports: {theirs})")
+    if not any(expected[u][0] == "out" for u in mapped):
+        outs = ", ".join(u for u, (d, _) in expected.items() if d == "out")
+        raise FpforgeValueError(f"module {top} has no port for any output of fpforge's unit ({outs}); map one with "
+                                f"--ports {outs.split(',')[0]}=USER_PORT (its ports: {theirs})")
+    wrapper = f"{top}__fpforge_ports"
+    while wrapper in taken:
+        wrapper += "_"
+    checked = {u: dw for u, dw in expected.items() if u in mapped or dw[0] == "in"}
+    decl = [f"  {'input' if d == 'in' else 'output'} [{w - 1}:0] {verilog_port(u)};" for u, (d, w) in checked.items()]
+    conn = [f".{verilog_port(v)}({verilog_port(u)})" for u, v in mapped.items()]
+    conn += [f".{verilog_port(v)}()" for v, (d, _) in actual.items() if d == "out" and v not in mapped.values()]
+    text = (f"// fpforge prove: fpforge's ports around module {top} (fpforge.sim.prove_unit.port_map_wrapper).\n"
+            f"module {wrapper} ({', '.join(verilog_port(u) for u in checked)});\n" + "\n".join(decl) + "\n"
+            f"  {top} u ({', '.join(conn)});\nendmodule\n")
+    notes = ["ports: " + ", ".join(f"{u}={v}" for u, v in mapped.items())]
+    missing_in = [u for u, (d, _) in expected.items() if d == "in" and u not in mapped]
+    missing_out = [u for u, (d, _) in expected.items() if d == "out" and u not in mapped]
+    if missing_in:
+        notes.append(f"not driven ({top} has no such port): {', '.join(missing_in)}")
+    if missing_out:
+        notes.append(f"not checked ({top} has no such port): {', '.join(missing_out)}")
+    unused = [v for v, (d, _) in actual.items() if d == "out" and v not in mapped.values()]
+    if unused:
+        notes.append(f"outputs of {top} not compared (no port of fpforge's unit maps to them): {', '.join(unused)}")
+    return text, wrapper, checked, tuple(notes)

@@ -498,6 +498,45 @@ _PPA_CASES = [
      "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
 ]
 
+# `fpforge verilog ... --fusesoc DIR` (issue 31, item 3): DIR unusable, or given with -o; nothing is written.
+_FUSESOC_V = ["verilog", "encoder", "-f", "e4m3"]
+_FUSESOC_P = ["prove", "encoder", "-f", "e4m3", "--range", "0:16", "--jobs", "1", "--verilog"]
+_FUSESOC_CASES = [
+    ("fusesoc-dir-is-file", [*_FUSESOC_V, "--fusesoc", "{file}"], "not a directory (give a directory for the .v"),
+    ("fusesoc-missing-parent", [*_FUSESOC_V, "--fusesoc", "nodir/cores"], "does not exist"),
+    ("fusesoc-parent-is-file", [*_FUSESOC_V, "--fusesoc", "{file}/cores"], "is not a directory"),
+    ("fusesoc-empty-dir-name", [*_FUSESOC_V, "--fusesoc", ""], "--fusesoc needs a directory name"),
+    ("fusesoc-with-output", [*_FUSESOC_V, "--fusesoc", "cores", "-o", "x.v"], "choose one of -o"),
+    ("fusesoc-no-value", [*_FUSESOC_V, "--fusesoc"], "--fusesoc: expected one argument"),
+    ("fusesoc-bad-format", ["verilog", "encoder", "-f", "e9m9", "--fusesoc", "cores"], "unknown format 'e9m9'"),
+    ("fusesoc-keyword-name", [*_FUSESOC_V, "--name", "module", "--fusesoc", "cores"], "keyword"),
+    # `fpforge prove --verilog FILE --top NAME --ports ...` (issue 31, item 2); {uencv}: module uenc (PLACE_FILES)
+    ("prove-ports-missing-file", [*_FUSESOC_P, "nodir/x.v", "--ports", "a=x"], "'nodir/x.v': no such file"),
+    ("prove-top-no-module", [*_FUSESOC_P, "{uencv}", "--top", "nope", "--ports", "a=x"],
+     "defines no module 'nope' (it defines uenc)"),
+    ("prove-top-not-verilog", [*_FUSESOC_P, "{file}", "--top", "uenc"], "defines no module 'uenc' (it defines no module)"),
+    ("prove-ports-unknown-design-port", [*_FUSESOC_P, "{uencv}", "--top", "uenc", "--ports", "a=nope,y=code"],
+     "port map a=nope: module uenc has no port 'nope' (its ports: code (output of 8 bits), dbg (output of 3 "
+     "bits), x (input of 32 bits))"),
+    ("prove-ports-unknown-unit-port", [*_FUSESOC_P, "{uencv}", "--ports", "a=x,code=code"],
+     "port map code=code: fpforge's unit has no port 'code' (its ports: a (input of 32 bits)"),
+    ("prove-ports-width-mismatch", [*_FUSESOC_P, "{uencv}", "--ports", "a=x,y=dbg"],
+     "port map y=dbg: uenc's dbg is an output of 3 bits, fpforge's y is an output of 8 bits"),
+    ("prove-ports-direction-mismatch", [*_FUSESOC_P, "{uencv}", "--ports", "a=code,y=x"],
+     "port map a=code: uenc's code is an output of 8 bits, fpforge's a is an input of 32 bits"),
+    ("prove-ports-input-undriven", [*_FUSESOC_P, "{uencv}", "--ports", "y=code"],
+     "module uenc has input x that no port of fpforge's unit drives"),
+    ("prove-ports-same-design-port", [*_FUSESOC_P, "{uencv}", "--ports", "a=x,y=x"], "a and y both map to uenc's port"),
+    ("prove-ports-not-a-pair", [*_FUSESOC_P, "{uencv}", "--ports", "a"], "--ports item 'a' is not UNIT_PORT=USER_PORT"),
+    ("prove-ports-empty", [*_FUSESOC_P, "{uencv}", "--ports", ""], "--ports names nothing"),
+    ("prove-ports-twice", [*_FUSESOC_P, "{uencv}", "--ports", "a=x,a=code"], "--ports maps a twice"),
+    ("prove-ports-without-verilog", ["prove", "encoder", "-f", "e4m3", "--ports", "a=x"],
+     "--top and --ports apply to --verilog FILE"),
+    ("prove-top-and-name-differ", [*_FUSESOC_P, "{uencv}", "--top", "uenc", "--name", "other"],
+     "--top 'uenc' and --name 'other' name different modules"),
+    ("prove-top-not-identifier", [*_FUSESOC_P, "{uencv}", "--top", "9x"], "module name must be a Verilog identifier"),
+]
+
 #: Files the silent-results cases read (``{neglib}``, ``{zerolib}``): liberties that parse but whose areas would
 #: make every report wrong (written by the test fixture and bad_input_table.py beside ``{badlib}``).
 _NAND = 'cell (NAND2_X1) { area : 0.8 ; pin (A1) { direction : input ; } pin (A2) { direction : input ; }\n' \
@@ -511,6 +550,9 @@ PLACE_FILES = {
     "timelib": 'library (timelib) {\n capacitive_load_unit (1, pf) ;\n cell (BUF) { area : 1 ;\n'
                '  pin (A) { direction : input ; capacitance : 0.01 ; }\n  pin (Y) { direction : output ; '
                'function : "A" ;\n   timing () { related_pin : "A" ; cell_rise (scalar) { values ("0.1") ; } } } }\n}\n',
+    # a user's encoder with its own port names (the prover's --ports cases; the file is uencv.lib)
+    "uencv": "module uenc(input [31:0] x, output [7:0] code, output [2:0] dbg);\n  assign code = x[7:0];\n"
+             "  assign dbg = 3'd0;\nendmodule\n",
 }
 
 # Silent or odd results (issue 30, class 4) and tracebacks (class 5): seeds beyond 32 bits, comma lists with
@@ -695,7 +737,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _CLEAN) + _rows("", _ENV_CASES)
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
-             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES))
+             + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
+             + _rows("", _FUSESOC_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
