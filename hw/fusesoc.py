@@ -33,7 +33,7 @@ __all__ = ["core_name", "core_text", "core_version", "write_fusesoc"]
 
 def core_version(spec) -> str:
     """``<fpforge release>.<first 8 hex digits of spec.sha256 as a decimal integer>``."""
-    from .. import __version__
+    from ..golden.version import __version__
 
     release = re.match(r"\d+(\.\d+)*", __version__)
     return f"{release.group(0) if release else '0'}.{int(spec.sha256[:8], 16)}"
