@@ -15,6 +15,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers):
     from .sim.equiv import DEFAULT_TIMEOUT, ENGINES
+    from .sim.equiv_stream import SEQ_ENGINES
     from .unitopts import add_unit_options
 
     p = subparsers.add_parser(
@@ -22,7 +23,8 @@ def add_parser(subparsers):
         description="Build a miter of fpforge's Verilog of the unit (gold) and a second design (gate) with yosys and "
                     "prove it with ABC: proved (exit 0), a counterexample replayed through the golden model and "
                     "both designs (exit 1), or unknown after --timeout (exit 3). Combinational encoders and "
-                    "decoders; sequential equivalence (--latency N) is not yet available.")
+                    "decoders; with --latency L, the stream unit against its combinational core followed by L "
+                    "registers (yosys sat -tempinduct).")
     add_unit_options(p, units=("encoder", "decoder"))
     g = p.add_argument_group("equivalence")
     g.add_argument("--netlist", action="store_true",
@@ -36,8 +38,9 @@ def add_parser(subparsers):
     g.add_argument("--liberty", default=None,
                    help="liberty file or name (fpforge45, the default, or osu018): the library --netlist maps onto, "
                         "or the cells an --against netlist instantiates")
-    g.add_argument("--engine", default=ENGINES[0], choices=list(ENGINES),
-                   help="ABC engine: iprove (the miter; default), cec (&cec of the two designs) or dprove")
+    g.add_argument("--engine", default=None, choices=list(ENGINES + SEQ_ENGINES),
+                   help="ABC engine: iprove (the miter; default), cec (&cec of the two designs) or dprove; with "
+                        "--latency: tempinduct (yosys SAT induction; default)")
     g.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds ABC may prove for before the result is unknown (default {DEFAULT_TIMEOUT:g})")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -56,12 +59,22 @@ def _timeout(text):
 
 
 def _check(args):
+    from .sim.equiv import ENGINES
+    from .sim.equiv_stream import SEQ_ENGINES
+
     if args.latency:
-        raise UsageError(f"--latency {args.latency}: sequential equivalence (a pipelined unit, or a design with "
-                         "latency) is not yet available; equiv checks combinational units (latency 0)")
+        if args.netlist:
+            raise UsageError(f"--latency {args.latency} --netlist: sequential equivalence with the mapped netlist "
+                             "is not available; give no design (the generated stream unit) or --against FILE")
+        if args.engine is not None and args.engine not in SEQ_ENGINES:
+            raise UsageError(f"--engine {args.engine} proves combinational units; with --latency valid: "
+                             f"{', '.join(SEQ_ENGINES)}")
+    elif args.engine is not None and args.engine not in ENGINES:
+        raise UsageError(f"--engine {args.engine} proves stream units (give --latency L); valid without "
+                         f"--latency: {', '.join(ENGINES)}")
     if args.netlist and args.against is not None:
         raise UsageError("choose one of --netlist (the unit's mapped netlist) and --against FILE")
-    if not args.netlist and args.against is None:
+    if not args.netlist and args.against is None and not args.latency:
         raise UsageError("equiv needs the design to compare with: --netlist (the unit's mapped netlist) or "
                          "--against FILE (a Verilog module with the unit's ports)")
     if args.top is not None and args.against is None:
@@ -87,10 +100,14 @@ def _print(result, ports, cfg):
     print(f"equiv: {result.gold} vs {gate}")
     miter = f"miter of {result.miter_ands:,} AND gates, {result.miter_inputs} inputs"
     if result.status == "proved":
-        print(f"proved by ABC {result.engine} ({miter}) in {result.seconds:.1f} s")
+        by = "yosys sat -tempinduct" if result.engine == "tempinduct" else f"ABC {result.engine}"
+        print(f"proved by {by} ({miter}) in {result.seconds:.1f} s")
         return
     if result.status == "unknown":
         print(f"unknown: {result.reason} ({miter}; {result.seconds:.1f} s)")
+        return
+    if result.cycles:
+        _print_cycles(result, cfg)
         return
     print(f"counterexample found by ABC {result.engine} ({miter}) in {result.seconds:.1f} s")
     inputs = _values(result.inputs, ports)
@@ -109,6 +126,28 @@ def _print(result, ports, cfg):
         print(f"  the golden model agrees with {'neither' if len(wrong) == 2 else 'gold' if wrong == ['gate'] else 'gate'}")
 
 
+def _fields(outputs):
+    return {n: v for n, v in outputs.items() if n not in ("o_valid", "i_ready")}
+
+
+def _print_cycles(result, cfg):
+    """A stream unit's counterexample, one line per cycle (o_payload compared only when o_valid is 1)."""
+    miter = f"miter of {result.miter_ands:,} AND gates, {result.miter_inputs} inputs"
+    print(f"counterexample found by yosys sat -tempinduct ({miter}) in {result.seconds:.1f} s; "
+          f"o_ready held 1, o_payload compared when o_valid is 1")
+    for c in result.cycles:
+        ins = " ".join(f"{n}={v:#x}" for n, v in c["inputs"].items())
+        outs = {s: f"o_valid={c[s]['o_valid']} " + " ".join(f"{n}={v:#x}" for n, v in _fields(c[s]).items())
+                for s in ("gold", "gate")}
+        mark = "   <- differs" if c["gold"] != c["gate"] else ""
+        print(f"  cycle {c['cycle']}: rst={c['rst']} i_valid={c['i_valid']} {ins} | gold: {outs['gold']} | "
+              f"gate: {outs['gate']}{mark}")
+    if result.golden:
+        golden = " ".join(f"{n}={v:#x}" for n, v in result.golden.items())
+        print(f"  golden model (on the input {cfg['latency']} cycles before the first difference): {golden}; "
+              f"it agrees with {'gold' if _fields(result.gold_outputs) == result.golden else 'neither'}")
+
+
 def run(args) -> int:
     from .sim.equiv import check_unit, equiv
     from .sim.prove_unit import unit_config
@@ -125,5 +164,9 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        _print(result, result.ports, unit_config(check_unit(cfg)))
+        import dataclasses
+
+        spec = check_unit(cfg)
+        options = unit_config(dataclasses.replace(spec, latency=0))
+        _print(result, result.ports, dict(options, latency=spec.latency))
     return result.exit_code

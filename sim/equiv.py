@@ -72,6 +72,9 @@ class EquivResult:
         Wall time of the whole check.
     reason : str
         Why the result is ``unknown`` (a timeout, a constant miter, ABC's verdict); empty otherwise.
+    cycles : list
+        A stream unit's counterexample (``latency`` >= 1), cycle by cycle: ``rst``, ``i_valid``, the input
+        fields and both designs' outputs (:mod:`fpforge.sim.equiv_stream`); empty otherwise.
     """
 
     status: str
@@ -87,6 +90,7 @@ class EquivResult:
     miter_inputs: int = 0
     seconds: float = 0.0
     reason: str = ""
+    cycles: list = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -121,13 +125,13 @@ def abc_binary() -> str:
 
 
 def check_unit(cfg):
-    """The spec of ``cfg`` (a spec or ``build_unit`` keywords), checked for what equiv handles: combinational
-    scalar encoders and decoders.
+    """The spec of ``cfg`` (a spec or ``build_unit`` keywords), checked for what equiv handles: scalar
+    encoders and decoders, combinational or (``latency`` >= 1) stream units.
 
     Raises
     ------
     FpforgeValueError
-        Another unit, a block format, or a latency (sequential equivalence is not yet available).
+        Another unit, a block format, or a stream unit with ``sr`` rounding (its random source).
     """
     from ..hw.spec import UnitSpec, as_spec
     from .prove_unit import unit_spec
@@ -142,26 +146,43 @@ def check_unit(cfg):
         fmt = get_format(cfg["format"])
         if not isinstance(fmt, ScalarFormat):
             raise FpforgeValueError(f"fpforge equiv handles scalar narrow formats, not {fmt.name!r}")
-    latency = as_spec(cfg).latency
-    if latency:
-        raise FpforgeValueError(f"latency {latency!r}: sequential equivalence (a pipelined unit) is not yet "
-                                "available; equiv checks combinational units (latency 0)")
+    spec = as_spec(cfg)
+    if spec.latency:
+        import dataclasses
+
+        if "sr" in (getattr(spec, "rounding", None) or ()):
+            raise FpforgeValueError(f"latency {spec.latency}: sequential equivalence of a stream unit with sr "
+                                    "rounding (its random-number generator) is not available; equiv checks the "
+                                    "combinational sr unit (latency 0)")
+        check_unit(dataclasses.replace(spec, latency=0))
+        return spec
     try:
         return unit_spec(cfg)
     except FpforgeValueError as e:
         raise FpforgeValueError(str(e).replace("fpforge prove", "fpforge equiv")) from None
 
 
-def _check_args(netlist, against, liberty, top, engine, timeout):
-    if engine not in ENGINES:
-        raise FpforgeValueError(f"unknown engine {engine!r}; valid: {', '.join(ENGINES)}")
+def _check_args(netlist, against, liberty, top, engine, timeout, latency=0):
+    from .equiv_stream import SEQ_ENGINES
+
+    valid = SEQ_ENGINES if latency else ENGINES
+    if engine not in valid:
+        if engine in ENGINES + SEQ_ENGINES:
+            raise FpforgeValueError(f"engine {engine!r} proves {'combinational' if latency else 'stream'} units; "
+                                    f"for {f'latency {latency}' if latency else 'a combinational unit'} valid: "
+                                    f"{', '.join(valid)}")
+        raise FpforgeValueError(f"unknown engine {engine!r}; valid: {', '.join(valid)}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
         raise FpforgeTypeError(f"timeout must be a number of seconds > 0, not {timeout!r}")
     if not timeout > 0 or timeout == float("inf"):
         raise FpforgeValueError(f"timeout must be a finite number of seconds > 0, not {timeout!r}")
     if not isinstance(netlist, bool):
         raise FpforgeTypeError(f"netlist must be True or False, not {netlist!r}")
-    if netlist == (against is not None):
+    if latency and netlist:
+        raise FpforgeValueError(f"latency {latency}: sequential equivalence against the mapped netlist "
+                                "(netlist=True) is not available; compare the stream unit with its core (no "
+                                "design) or against=FILE")
+    if not latency and netlist == (against is not None):
         raise FpforgeValueError("compare the unit with one design: netlist=True (its mapped netlist) or "
                                 "against=FILE (a Verilog module with the same ports)")
     if against is not None and not isinstance(against, (str, Path)):
@@ -202,7 +223,7 @@ def _ports_of(module: dict) -> dict:
                 len(p["bits"])) for n, p in module.get("ports", {}).items()}
 
 
-def _read_against(work: Path, path, top, liberty):
+def _read_against(work: Path, path, top, liberty, sequential=False):
     """``(text of the gate sources, top module, undefined cell types)`` of the user's file, its module chosen
     and its ports still unchecked."""
     path = Path(path)
@@ -234,9 +255,9 @@ def _read_against(work: Path, path, top, liberty):
         raise FpforgeValueError(f"{path.name} defines no module {top!r}; valid: {', '.join(modules)}")
     state = sorted({f"{c['type']} in module {n}" for n, m in modules.items() for c in m.get("cells", {}).values()
                     if _STATE.match(c["type"])})
-    if state:
+    if state and not sequential:
         raise FpforgeValueError(f"{path.name} has registers or latches ({', '.join(state[:4])}); equiv checks "
-                                "combinational designs (sequential equivalence, --latency, is not yet available)")
+                                "combinational designs here: for a stream unit give its --latency")
     undefined = sorted(t for t in used if not t.startswith("$") and t not in modules)
     return text, top, _ports_of(modules[top]), undefined
 
@@ -399,12 +420,17 @@ def _golden(cfg, ports, inputs) -> dict:
     return {"y": int(y[0]), "flags": int(flags[0])}
 
 
-def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=ENGINES[0],
+def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=None,
           timeout=DEFAULT_TIMEOUT) -> EquivResult:
     """Prove a combinational scalar encoder or decoder ``cfg`` (a spec or ``build_unit`` keywords)
     equivalent to its mapped netlist (``netlist=True``, onto ``liberty``: a path or ``fpforge45``/``osu018``,
     default fpforge45) or to the Verilog module ``top`` of the file ``against`` (default: its only module
     that no other instantiates; a netlist of library cells with ``liberty``).
+
+    A stream unit (``latency`` L >= 1 in ``cfg``) is proved equal to its combinational core followed by L
+    registers (:mod:`fpforge.sim.equiv_stream`): fpforge's generated stream unit when neither ``netlist`` nor
+    ``against`` is given, else the module of ``against`` (same ports); ``engine`` ``tempinduct`` (default).
+    ``engine`` None is the first of ``ENGINES`` (combinational) or of ``SEQ_ENGINES`` (stream).
 
     Returns
     -------
@@ -421,12 +447,17 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=EN
         No yosys-abc, or yosys/ABC failing on fpforge's own designs.
     """
     from ..hw.generate import build_unit, default_name, to_verilog
+    from .equiv_stream import SEQ_ENGINES, equiv_stream
     from .prove_unit import unit_config
     from .regress import ports_of
 
     t0 = time.perf_counter()
     spec = check_unit(cfg)
-    _check_args(netlist, against, liberty, top, engine, timeout)
+    if engine is None:
+        engine = SEQ_ENGINES[0] if spec.latency else ENGINES[0]
+    _check_args(netlist, against, liberty, top, engine, timeout, spec.latency)
+    if spec.latency:
+        return equiv_stream(spec, against=against, top=top, liberty=liberty, engine=engine, timeout=timeout)
     options = unit_config(spec)
     unit = build_unit(spec)
     name = default_name(unit)

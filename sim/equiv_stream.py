@@ -1,0 +1,249 @@
+"""Sequential equivalence of a pipelined stream unit (``latency`` L >= 1) with its combinational core followed
+by L registers (``fpforge equiv UNIT ... --latency L``; docs/prove.md, "Equivalence").
+
+How:
+
+1. The *gold* design is a reference written here in Verilog: fpforge's combinational unit (latency 0, the
+   design ``fpforge prove`` and ``fpforge equiv`` check) followed by L payload registers and a valid shift
+   register, with the stream unit's ports and handshake (``i_ready = ~o_valid | o_ready``; all stages
+   advance together; a synchronous ``rst`` clears every stage). The *gate* design is fpforge's generated
+   stream unit, or the module of a user's file (``against``) with the same ports.
+2. Each design is wrapped with ``o_ready`` tied to 1 (every cycle moves data; ``i_valid`` stays a free
+   input, so bubbles are covered) and ``o_payload`` masked by ``o_valid`` (a payload is compared on the
+   cycles it is valid). ``clk``, ``rst``, ``i_valid`` and ``i_payload`` are free inputs every cycle; both
+   designs start from their zero (reset) state.
+3. yosys ``miter -equiv -flatten`` of the two wrapped designs (no ``-ignore_gold_x``, no optimization; ``x``
+   constants set to 0 in both). Guard: the miter is also written as AIGER; a constant output, no AND gate
+   or a missing input bit is ``unknown`` ("not trusted"), never ``proved``.
+4. ``sat -tempinduct -prove trigger 0 -set-init-zero`` (SAT-based k-induction; at most ``4 L + 8`` steps):
+   ``proved``, a counterexample (the per-cycle input sequence and both designs' outputs, from yosys' SAT
+   model), or ``unknown`` after the timeout or the step bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from ..golden.errors import FpforgeValueError, ToolError
+
+__all__ = ["SEQ_ENGINES", "equiv_stream", "stream_ports"]
+
+#: The engines of sequential equivalence; the first is the default.
+SEQ_ENGINES = ("tempinduct",)
+
+
+def _layouts(spec):
+    """``(core, stream unit, input fields, output fields)``; fields are ``[(name, offset, width)]`` of the
+    stream payloads."""
+    from ..hw.generate import build_unit
+    from .ports import stream_layouts
+
+    stream = build_unit(spec)
+    core = build_unit(dataclasses.replace(spec, latency=0))
+    ins, outs = stream_layouts(stream)
+    for part in (stream, getattr(stream, "core", None)):  # elaborated only when no user's file replaces them
+        if part is not None:
+            part._MustUse__silence = True
+    return core, stream, ins, outs
+
+
+def stream_ports(ins, outs) -> dict:
+    """``{port: (direction, width)}`` of a stream unit with payload fields ``ins``/``outs``."""
+    iw = sum(w for _, _, w in ins)
+    ow = sum(w for _, _, w in outs)
+    return {"clk": ("in", 1), "rst": ("in", 1), "i__valid": ("in", 1), "i__ready": ("out", 1),
+            "i__payload": ("in", iw), "o__valid": ("out", 1), "o__ready": ("in", 1), "o__payload": ("out", ow)}
+
+
+def _vec(w):
+    return f"[{w - 1}:0] " if w > 1 else ""
+
+
+def reference_verilog(core_name, ins, outs, latency, name="fpforge_equiv_ref") -> str:
+    """Verilog of the reference: the combinational module ``core_name`` followed by ``latency`` registers,
+    with a stream unit's ports and handshake."""
+    iw = sum(w for _, _, w in ins)
+    ow = sum(w for _, _, w in outs)
+    conns = [f".{n}(i__payload[{o + w - 1}:{o}])" for n, o, w in ins]
+    conns += [f".{n}(res[{o + w - 1}:{o}])" for n, o, w in outs]
+    lines = [
+        f"// reference: {core_name} followed by {latency} register stage(s) (fpforge equiv --latency)",
+        f"module {name}(clk, rst, i__valid, i__payload, i__ready, o__valid, o__payload, o__ready);",
+        "  input clk, rst, i__valid, o__ready;",
+        f"  input {_vec(iw)}i__payload;",
+        "  output i__ready, o__valid;",
+        f"  output {_vec(ow)}o__payload;",
+        f"  wire {_vec(ow)}res;",
+        f"  {core_name} core({', '.join(conns)});",
+    ]
+    for k in range(latency):
+        lines.append(f"  reg v{k} = 1'b0;")
+        lines.append(f"  reg {_vec(ow)}p{k} = {ow}'d0;")
+    last = latency - 1
+    lines += [f"  wire advance = ~v{last} | o__ready;", "  assign i__ready = advance;",
+              "  always @(posedge clk) begin",
+              "    if (rst) begin",
+              *[f"      v{k} <= 1'b0; p{k} <= {ow}'d0;" for k in range(latency)],
+              "    end else if (advance) begin",
+              "      v0 <= i__valid; p0 <= res;",
+              *[f"      v{k} <= v{k - 1}; p{k} <= p{k - 1};" for k in range(1, latency)],
+              "    end",
+              "  end",
+              f"  assign o__valid = v{last};",
+              f"  assign o__payload = p{last};",
+              "endmodule", ""]
+    return "\n".join(lines)
+
+
+def _side(name, top, iw, ow) -> str:
+    """A wrapper of module ``top``: ``o_ready`` tied to 1, ``o_payload`` masked by ``o_valid``."""
+    return (f"module {name}(clk, rst, i__valid, i__payload, i__ready, o__valid, o__payload);\n"
+            f"  input clk, rst, i__valid;\n  input {_vec(iw)}i__payload;\n  output i__ready, o__valid;\n"
+            f"  output {_vec(ow)}o__payload;\n  wire {_vec(ow)}p;\n"
+            f"  {top} u(.clk(clk), .rst(rst), .i__valid(i__valid), .i__payload(i__payload), .i__ready(i__ready), "
+            f".o__valid(o__valid), .o__payload(p), .o__ready(1'b1));\n"
+            f"  assign o__payload = p & {{{ow}{{o__valid}}}};\nendmodule\n")
+
+
+_PREP = "proc; flatten; delete t:$scopeinfo; async2sync; dffunmap; setundef -zero; opt_clean\n"
+
+
+def _script(gold_files, gate_files, steps) -> str:
+    return (f"read_verilog -sv {' '.join(gold_files)}\nhierarchy -top gold_side\nrename gold_side gold\n{_PREP}"
+            "design -stash gold\n"
+            f"read_verilog -sv -noblackbox {' '.join(gate_files)}\nhierarchy -top gate_side\nrename gate_side gate\n"
+            f"{_PREP}design -stash gate\n"
+            "design -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n"
+            "miter -equiv -flatten gold gate miter\nhierarchy -top miter\ndesign -save m\n"
+            "techmap; setundef -zero; opt_clean; aigmap\nwrite_aiger -zinit -map miter.map miter.aig\n"
+            "design -load m\ndesign -copy-from gold -as gold gold\ndesign -copy-from gate -as gate gate\n"
+            "miter -equiv -flatten -make_outputs gold gate miter_x\nhierarchy -top miter_x\n"
+            "tee -o sat.log sat -tempinduct -prove trigger 0 -set-init-zero "
+            f"-maxsteps {steps} -show-inputs -show-outputs miter_x\n")
+
+
+_ROW = re.compile(r"^\s+(\d+)\s+\\(\S+)\s+.*?\s([01xz]+)\s*$", re.M)
+
+
+def _trace(text):
+    """``{step: {signal: value}}`` of the last model table of yosys ``sat``'s log."""
+    table = text.rsplit("Time Signal Name", 1)[-1]
+    steps = {}
+    for step, sig, bits in _ROW.findall(table):
+        steps.setdefault(int(step), {})[sig] = int(bits.replace("x", "0").replace("z", "0"), 2)
+    return steps
+
+
+def _split(value, fields):
+    return {n: (value >> o) & ((1 << w) - 1) for n, o, w in fields}
+
+
+def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGINES[0], timeout=120.0):
+    """Prove the stream unit ``spec`` (latency >= 1; fpforge's generated one, or the module ``top`` of the
+    file ``against`` with its ports) equal to its combinational core followed by ``spec.latency`` registers.
+    Arguments are checked by :func:`fpforge.sim.equiv.equiv`, which calls this.
+
+    Returns
+    -------
+    EquivResult
+        ``proved``; ``counterexample`` with ``cycles`` (per cycle: ``rst``, ``i_valid``, the input fields,
+        and both designs' ``o_valid`` and output fields) and ``gold_outputs``/``gate_outputs`` of the first
+        differing cycle, ``inputs`` of that cycle and ``golden`` (the golden model's outputs for the input
+        ``latency`` cycles earlier, when the gold output is valid and no reset came between); or ``unknown``.
+    """
+    from ..hw.generate import default_name, to_verilog
+    from ..synth.errors import SynthError
+    from ..synth.yosys import run_script
+    from .equiv import EquivResult, _aiger_header, _cell_models, _check_ports, _read_against, _trusted, _yosys
+
+    t0 = time.perf_counter()
+    latency = spec.latency
+    core, stream, ins, outs = _layouts(spec)
+    core_name, stream_name = default_name(core), default_name(stream)
+    expected = stream_ports(ins, outs)
+    iw, ow = expected["i__payload"][1], expected["o__payload"][1]
+    with tempfile.TemporaryDirectory(prefix="fpforge-equiv-") as tmp:
+        work = Path(tmp)
+        (work / "core.v").write_text(to_verilog(core, core_name))
+        (work / "ref.v").write_text(reference_verilog(core_name, ins, outs, latency)
+                                    + _side("gold_side", "fpforge_equiv_ref", iw, ow))
+        if against is None:
+            (work / "gate.v").write_text(to_verilog(stream, stream_name))
+            gate_files, gate_top, gate_desc = ["gate.v"], stream_name, f"generated {stream_name}"
+        else:
+            _, gate_top, actual, undefined = _read_against(work, against, top, liberty, sequential=True)
+            _check_ports(f"{Path(against).name}: module {gate_top}", actual, expected)
+            gate_files = ["against.v"]
+            if liberty is not None and not undefined:
+                raise FpforgeValueError(f"{Path(against).name} instantiates no module it does not define; liberty "
+                                        "(--liberty) applies to a netlist of library cells")
+            if undefined:
+                if liberty is None:
+                    raise FpforgeValueError(f"{Path(against).name} instantiates modules it does not define "
+                                            f"({', '.join(undefined[:6])}{', ...' if len(undefined) > 6 else ''}); "
+                                            "for a netlist of library cells give --liberty")
+                (work / "cells.v").write_text(_cell_models(liberty, undefined, Path(against).name))
+                gate_files.append("cells.v")
+            gate_desc = f"file {Path(against).name}: module {gate_top}"
+        (work / "side.v").write_text(_side("gate_side", gate_top, iw, ow))
+        gate_files.append("side.v")
+        gold_desc = f"{core_name} + {latency} register stage{'s' * (latency != 1)}"
+        steps = 4 * latency + 8
+        script = _script(["core.v", "ref.v"], gate_files, steps)
+        (work / "run.ys").write_text(script)
+        try:
+            proc, log = run_script(work, "run.ys", timeout, f" proving {stream_name}")
+        except SynthError as e:
+            if "timed out" not in str(e):
+                raise ToolError(str(e)) from None
+            proc, log = None, ""
+        n_in = ands = 0
+        base = dict(engine=engine, gold=gold_desc, gate=gate_desc, ports=expected)
+        if (work / "miter.aig").is_file():
+            n_in, ands, outs_lits = _aiger_header(work / "miter.aig")
+            base.update(miter_ands=ands, miter_inputs=n_in)
+            reason = _trusted(n_in, ands, outs_lits, 3 + iw)
+            if reason is not None:
+                return EquivResult("unknown", reason=reason, seconds=time.perf_counter() - t0, **base)
+        if proc is None:
+            return EquivResult("unknown", reason=f"yosys sat -tempinduct did not decide within {timeout:g} s",
+                               seconds=time.perf_counter() - t0, **base)
+        if proc.returncode != 0:
+            if not (work / "miter.aig").is_file() and against is not None:  # the user's design did not build
+                _yosys(work, script.split("tee -o", 1)[0], Path(against).name, bad_input=True)
+            _yosys(work, script, f"proving {stream_name}")  # raises the one-line error
+        sat = (work / "sat.log").read_text(errors="replace") if (work / "sat.log").is_file() else log
+        if "Induction step proven: SUCCESS!" in sat:
+            return EquivResult("proved", seconds=time.perf_counter() - t0, **base)
+        if "model found for base case: FAIL!" not in sat:
+            return EquivResult("unknown", reason=f"sat -tempinduct proved no induction step within {steps} steps",
+                               seconds=time.perf_counter() - t0, **base)
+        trace = _trace(sat)
+        cycles = []
+        first = None
+        for step in sorted(trace):
+            row = trace[step]
+            cyc = {"cycle": step, "rst": row.get("in_rst", 0), "i_valid": row.get("in_i__valid", 0),
+                   "inputs": _split(row.get("in_i__payload", 0), ins)}
+            for side in ("gold", "gate"):
+                cyc[side] = {"o_valid": row.get(f"{side}_o__valid", 0), "i_ready": row.get(f"{side}_i__ready", 0),
+                             **_split(row.get(f"{side}_o__payload", 0), outs)}
+            cycles.append(cyc)
+            if first is None and cyc["gold"] != cyc["gate"]:
+                first = cyc
+        if first is None:
+            raise ToolError("internal error: yosys sat found a counterexample on which both designs agree")
+        golden = {}
+        k = first["cycle"] - latency
+        if first["gold"]["o_valid"] and k in trace and not any(c["rst"] for c in cycles[k - 1:first["cycle"] - 1]):
+            from .equiv import _golden
+            from .prove_unit import unit_config
+
+            cfg0 = unit_config(dataclasses.replace(spec, latency=0))
+            golden = _golden(cfg0, {}, cycles[k - 1]["inputs"])
+        return EquivResult("counterexample", inputs=first["inputs"], golden=golden, gold_outputs=first["gold"],
+                           gate_outputs=first["gate"], cycles=cycles, seconds=time.perf_counter() - t0, **base)
