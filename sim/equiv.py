@@ -218,6 +218,20 @@ def _yosys(work: Path, script: str, what: str, bad_input: bool = False):
     return log
 
 
+def _cells_under(modules: dict, top: str) -> list:
+    """The cells of module ``top`` and of every module it instantiates."""
+    seen, todo, cells = set(), [top], []
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in modules:
+            continue
+        seen.add(name)
+        for c in modules[name].get("cells", {}).values():
+            cells.append(c)
+            todo.append(c["type"])
+    return cells
+
+
 def _ports_of(module: dict) -> dict:
     return {n: ("in" if p["direction"] == "input" else "out" if p["direction"] == "output" else "inout",
                 len(p["bits"])) for n, p in module.get("ports", {}).items()}
@@ -255,6 +269,10 @@ def _read_against(work: Path, path, top, liberty, sequential=False):
         raise FpforgeValueError(f"{path.name} defines no module {top!r}; valid: {', '.join(modules)}")
     state = sorted({f"{c['type']} in module {n}" for n, m in modules.items() for c in m.get("cells", {}).values()
                     if _STATE.match(c["type"])})
+    under = [c["type"] for c in _cells_under(modules, top)]
+    if sequential and not any(_STATE.match(t) or (t not in modules and not t.startswith("$")) for t in under):
+        raise FpforgeValueError(f"{path.name}: module {top} has no register: it is combinational, not a stream "
+                                f"unit of latency {sequential}; compare it without --latency")
     if state and not sequential:
         raise FpforgeValueError(f"{path.name} has registers or latches ({', '.join(state[:4])}); equiv checks "
                                 "combinational designs here: for a stream unit give its --latency")

@@ -175,7 +175,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
             (work / "gate.v").write_text(to_verilog(stream, stream_name))
             gate_files, gate_top, gate_desc = ["gate.v"], stream_name, f"generated {stream_name}"
         else:
-            _, gate_top, actual, undefined = _read_against(work, against, top, liberty, sequential=True)
+            _, gate_top, actual, undefined = _read_against(work, against, top, liberty, sequential=latency)
             _check_ports(f"{Path(against).name}: module {gate_top}", actual, expected)
             gate_files = ["against.v"]
             if liberty is not None and not undefined:
