@@ -672,17 +672,13 @@ _EQ = ["equiv", "encoder", "-f", "e4m3"]
 _EQUIV_CASES = [
     ("equiv-no-design", _EQ, "equiv needs the design to compare with: --netlist (the unit's mapped netlist) or --against"),
     ("equiv-netlist-and-against", [*_EQ, "--netlist", "--against", "{eqtwo}"], "choose one of --netlist"),
-    ("equiv-latency", [*_EQ, "--netlist", "--latency", "2"], "sequential equivalence (a pipelined unit, or a design "
-     "with latency) is not yet available"),
-    ("equiv-latency-decoder", ["equiv", "decoder", "-f", "e5m2", "--against", "{eqtwo}", "--latency", "1"],
-     "is not yet available"),
     ("equiv-timeout-zero", [*_EQ, "--netlist", "--timeout", "0"], "finite number of seconds > 0, not '0'"),
     ("equiv-timeout-negative", [*_EQ, "--netlist", "--timeout", "-5"], "finite number of seconds > 0, not '-5'"),
     ("equiv-timeout-nan", [*_EQ, "--netlist", "--timeout", "nan"], "finite number of seconds > 0, not 'nan'"),
     ("equiv-timeout-inf", [*_EQ, "--netlist", "--timeout", "inf"], "finite number of seconds > 0, not 'inf'"),
     ("equiv-timeout-word", [*_EQ, "--netlist", "--timeout", "soon"], "a number of seconds > 0, not 'soon'"),
     ("equiv-engine-unknown", [*_EQ, "--netlist", "--engine", "sat"], "invalid choice: 'sat' (choose from 'iprove', "
-     "'cec', 'dprove')"),
+     "'cec', 'dprove', 'tempinduct')"),
     ("equiv-unit-dot", ["equiv", "dot", "--preset", "mx9", "--netlist"], "invalid choice: 'dot'"),
     ("equiv-block-format", ["equiv", "encoder", "-f", "mx9", "--netlist"], "fpforge equiv handles scalar narrow "
      "formats, not 'mx9'"),
@@ -709,6 +705,48 @@ _EQUIV_CASES = [
     ("equiv-against-liberty-unused", [*_EQ, "--against", "{eqtwo}", "--top", "one", "--liberty", "fpforge45"],
      "eqtwo.lib instantiates no module it does not define; liberty (--liberty) applies to a netlist of library"),
     ("equiv-against-registers", [*_EQ, "--against", "{eqreg}"], "eqreg.lib has registers or latches ($dff in module m)"),
+]
+
+# `fpforge equiv ... --latency L` (issue 29): a stream unit against its combinational core + L registers.
+_EQSTREAM_PORTS = ("input clk, input rst, input i__valid, output i__ready, input [31:0] i__payload, output o__valid, "
+                   "input o__ready, output [12:0] o__payload")
+PLACE_FILES.update({
+    "eqstreamnarrow": "module s(input clk, input rst, input i__valid, output i__ready, input [15:0] i__payload, "
+                      "output o__valid, input o__ready, output [12:0] o__payload); reg v; "
+                      "always @(posedge clk) v <= i__valid; assign o__valid = v; assign i__ready = 1; "
+                      "assign o__payload = 0; endmodule\n",
+    "eqstreamcomb": f"module s({_EQSTREAM_PORTS}); assign o__valid = i__valid; assign i__ready = 1; "
+                    "assign o__payload = i__payload[12:0]; endmodule\n",
+})
+_EQL = [*_EQ, "--latency", "2"]
+_LATENCY_CASES = [
+    ("equiv-latency-netlist", [*_EQL, "--netlist"], "--latency 2 --netlist: sequential equivalence with the mapped "
+     "netlist is not available"),
+    ("equiv-latency-comb-file", [*_EQL, "--against", "{eqtwo}", "--top", "one"],
+     "eqtwo.lib: module one has no register: it is combinational, not a stream unit of latency 2"),
+    ("equiv-latency-comb-stream-ports", [*_EQL, "--against", "{eqstreamcomb}"],
+     "module s has no register: it is combinational"),
+    ("equiv-latency-stream-file-without-latency", [*_EQ, "--against", "{eqstreamnarrow}"],
+     "has registers or latches ($dff in module s); equiv checks combinational designs here: for a stream unit "
+     "give its --latency"),
+    ("equiv-latency-port-width", [*_EQL, "--against", "{eqstreamnarrow}"],
+     "i__payload is an input of 16 bits, expected an input of 32"),
+    ("equiv-latency-negative", [*_EQ, "--latency", "-1"], "latency must be an integer in 0..64, not -1"),
+    ("equiv-latency-too-large", [*_EQ, "--latency", "65", "--against", "{eqreg}"],
+     "latency must be an integer in 0..64, not 65"),
+    ("equiv-latency-not-int", [*_EQ, "--latency", "two"], "invalid int value: 'two'"),
+    ("equiv-latency-combinational-engine", [*_EQL, "--engine", "iprove"],
+     "--engine iprove proves combinational units; with --latency valid: tempinduct"),
+    ("equiv-latency-zero-stream-engine", [*_EQ, "--latency", "0", "--netlist", "--engine", "tempinduct"],
+     "--engine tempinduct proves stream units (give --latency L); valid without --latency: iprove, cec, dprove"),
+    ("equiv-latency-sr", [*_EQL, "--rounding", "rne,sr"], "sequential equivalence of a stream unit with sr rounding"),
+    ("equiv-latency-against-missing", [*_EQL, "--against", "nodir/x.v"], "--against 'nodir/x.v': no such file"),
+    ("equiv-latency-against-syntax", [*_EQL, "--against", "{eqsyntax}"], "yosys cannot read eqsyntax.lib"),
+    ("equiv-latency-top-unknown", [*_EQL, "--against", "{eqreg}", "--top", "n"],
+     "eqreg.lib defines no module 'n'; valid: m"),
+    ("equiv-latency-top-without-against", [*_EQL, "--top", "m"], "--top names the module of --against FILE"),
+    ("equiv-latency-block-format", ["equiv", "encoder", "-f", "mx9", "--latency", "2"],
+     "fpforge equiv handles scalar narrow formats, not 'mx9'"),
 ]
 
 
@@ -738,7 +776,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
-             + _rows("", _FUSESOC_CASES))
+             + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1229,8 +1267,8 @@ def _equiv_api_cases():
          "unknown engine 'sat'; valid: iprove, cec, dprove"),
         ("equiv-top-with-netlist", lambda: equiv(e4m3, netlist=True, top="m"), V, "top names the module of the against"),
         ("equiv-top-not-str", lambda: equiv(e4m3, against="x.v", top=1), T, "top must be a Verilog module name"),
-        ("equiv-latency", lambda: equiv(dict(e4m3, latency=2), netlist=True), V, "sequential equivalence (a pipelined "
-         "unit) is not yet available"),
+        ("equiv-latency", lambda: equiv(dict(e4m3, latency=2), netlist=True), V, "sequential equivalence against "
+         "the mapped netlist (netlist=True) is not available"),
         ("equiv-dot-unit", lambda: equiv({"unit": "dot", "format": "mx9", "r": 32, "f": 32}, netlist=True), V,
          "fpforge equiv handles combinational scalar encoder and decoder units, not 'dot'"),
         ("equiv-block-format", lambda: equiv({"unit": "encoder", "format": "mx9"}, netlist=True), V,
@@ -1241,6 +1279,31 @@ def _equiv_api_cases():
 
 API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases() + _ppa_api_cases()
 API_CASES += _equiv_api_cases()
+
+
+def _latency_api_cases():
+    from fpforge.sim.equiv import equiv
+
+    e4m3 = {"unit": "encoder", "format": "e4m3", "latency": 2}
+    V, T = ValueError, TypeError
+    return [
+        ("equiv-latency-engine-comb", lambda: equiv(e4m3, engine="iprove"), V,
+         "engine 'iprove' proves combinational units; for latency 2 valid: tempinduct"),
+        ("equiv-latency-zero-engine-seq", lambda: equiv(dict(e4m3, latency=0), netlist=True, engine="tempinduct"), V,
+         "engine 'tempinduct' proves stream units; for a combinational unit valid: iprove, cec, dprove"),
+        ("equiv-latency-engine-unknown", lambda: equiv(e4m3, engine="sby"), V, "unknown engine 'sby'; valid: tempinduct"),
+        ("equiv-latency-negative", lambda: equiv(dict(e4m3, latency=-1)), V, "latency must be an integer in 0..64"),
+        ("equiv-latency-float", lambda: equiv(dict(e4m3, latency=2.0)), T, "latency"),
+        ("equiv-latency-sr", lambda: equiv(dict(e4m3, rounding=["sr"])), V, "stream unit with sr rounding"),
+        ("equiv-latency-netlist-str", lambda: equiv(e4m3, netlist="no"), T, "netlist must be True or False"),
+        ("equiv-latency-timeout-zero", lambda: equiv(e4m3, timeout=0), V, "finite number of seconds > 0, not 0"),
+        ("equiv-latency-against-not-path", lambda: equiv(e4m3, against=3), T, "against must be a path"),
+        ("equiv-latency-dot", lambda: equiv({"unit": "dot", "format": "mx9", "r": 32, "f": 32, "stages": 2}), V,
+         "fpforge equiv handles combinational scalar encoder and decoder units, not 'dot'"),
+    ]
+
+
+API_CASES += _latency_api_cases()
 
 
 def _ids(rows) -> frozenset:
