@@ -1,5 +1,7 @@
 """``fpforge equiv``: formal equivalence of a combinational unit's RTL with its mapped gate-level netlist
-(``--netlist``) or with a Verilog module of the same ports (``--against FILE``): a yosys miter proved by ABC.
+(``--netlist``) or with a Verilog module of the same ports (``--against FILE``): a yosys miter proved by ABC;
+with ``--latency L``, a stream unit against its combinational core followed by L registers (yosys
+``sat -tempinduct``, :mod:`fpforge.sim.equiv_stream`).
 Exit 0 proved, 1 counterexample, 3 unknown (timeout), 2 bad input."""
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ def _print(result, ports, cfg):
         print(f"proved by {by} ({miter}) in {result.seconds:.1f} s")
         return
     if result.status == "unknown":
-        print(f"unknown: {result.reason} ({miter}; {result.seconds:.1f} s)")
+        built = miter if result.miter_ands else "the miter was not built"
+        print(f"unknown: {result.reason} ({built}; {result.seconds:.1f} s)")
         return
     if result.cycles:
         _print_cycles(result, cfg)

@@ -7,7 +7,7 @@ by L registers (yosys miter, ``sat -tempinduct``).
   stage, a reset that no longer clears a stage's valid bit; the counterexample is checked here against the
   golden model (recomputed) and the reference semantics (the output is the input L cycles earlier);
 - the miter is not constant and has every input bit (the constant-miter guard of tests/test_equiv.py);
-- exit codes 0, 1 and 2.
+- exit codes 0, 1 and 3 (a timeout); 2 (bad input) in the bad-input tables.
 Bad inputs are rows of tests/bad_inputs.py (``_LATENCY_CASES``, ``_latency_api_cases``).
 """
 
@@ -126,6 +126,11 @@ def test_mutants_caught(stream_rtl, tmp_path, what, target, old, new):
         assert r.gold_outputs["y"] ^ r.gate_outputs["y"] == 4
     elif what == "reset keeps a valid bit":
         assert any(c["rst"] for c in r.cycles)
+
+
+def test_timeout_gives_unknown(capsys):
+    assert main(["equiv", "decoder", "-f", "e5m2", "--latency", "1", "--timeout", "0.01"]) == 3
+    assert "unknown: yosys sat -tempinduct did not decide within 0.01 s" in capsys.readouterr().out
 
 
 @pytest.mark.slow
