@@ -19,6 +19,9 @@ How (docs/prove.md, "Equivalence"):
 4. A counterexample (ABC's ``write_cex``; for ``cec``, ``iprove`` on the miter finds it) is replayed through
    both designs (yosys ``eval``) and the golden model; a counterexample on which the two designs agree is
    reported as an internal error, never as a result.
+
+A stream unit (``latency`` >= 1) is proved against its combinational core followed by ``latency`` registers
+by :mod:`fpforge.sim.equiv_stream` (yosys ``sat -tempinduct``).
 """
 
 from __future__ import annotations
