@@ -209,7 +209,7 @@ def _outputs(args, result, out_csv, out_json, out_plot):
     if args.results:
         from .sweep.report import write_results
 
-        print(f"wrote {write_results(result, _command(args), from_csv=args.from_csv)}")
+        print(f"wrote {write_results(result, _command(args), from_csv=args.from_csv, facet=args.facet)}")
     if not (out_csv or out_json or args.claims) or out_csv != "-":
         print(result.summary(), file=sys.stderr if out_csv == "-" else sys.stdout)
     return 1 if result.failures else 0
