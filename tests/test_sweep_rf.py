@@ -142,3 +142,18 @@ def test_cli_r_and_f_lists_write_one_row_per_point_r_and_f(tmp_path, capsys):
     assert pairs == {("8", "16"), ("8", "24"), ("16", "16"), ("16", "24")}
     assert len(lines) == 6 * 4  # small's six points (k1 <= 8) at each r and f
     assert not math.isnan(float(lines[0].split(",")[10]))
+
+
+def test_results_section_says_how_the_frontier_and_named_formats_move(tmp_path):
+    from fpforge.sweep.report import write_results
+
+    sp = Space("g", preset_points("mx9") + preset_points("mx6"), r=16, f=[16, 24])
+    rows = _rows(sp)
+    res = SweepResult(sp, [dict(r, pareto=on) for r, on in zip(rows, pareto_groups(rows, sp))])
+    doc = write_results(res, "fpforge sweep g --results", results_path=tmp_path / "results.md")
+    text = doc.read_text()
+    assert "### The frontier across r and f" in text and "### The named formats across r and f" in text
+    # mx6: off the frontier at f = 16, on it at f = 24
+    line = next(x for x in text.splitlines() if x.startswith("| mx6 "))
+    assert line.count(" P") == 1 and line.index("2.000 (2.00×) P") > line.index("2.000 (2.00×) |")
+    assert (tmp_path / "results" / "g.png").stat().st_size > 0
