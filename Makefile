@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 JOBS   ?= 2
 
-.PHONY: setup tech test regress prove bench area results sweep-paper clean
+.PHONY: setup tech test regress prove bench area results sweep-paper sweep-paper-rf clean
 
 setup:
 	$(PYTHON) -m venv $(VENV)
@@ -75,3 +75,9 @@ results:
 # in docs/results.md.
 sweep-paper:
 	$(PY) -m fpforge sweep paper --claims --results
+
+# The paper's points at r = 16, 32 and f = 16, 24, 32 (4,056 (point, r, f) rows, a frontier per r and f): thousands
+# of units, cold: many hours (docs/sweep.md, "r and f as axes"); the section says how the frontier and the named
+# formats move.
+sweep-paper-rf:
+	$(PY) -m fpforge sweep paper-rf --facet r --results

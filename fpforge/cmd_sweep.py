@@ -48,6 +48,12 @@ def add_parser(subparsers):
     p.add_argument("--count-scale-bits", action="store_true",
                    help="count the per-vector FP32 scale of the INT and FP8 points' QSNR in their bits, memory "
                         "and cost (+32 bits per 256 values); default: not counted, as the paper counts them")
+    p.add_argument("--r", default=None, metavar="R,...",
+                   help="elements per dot product: a comma list sweeps them (e.g. 16,32; replaces the space's [dot] r)")
+    p.add_argument("--f", "--window-bits", dest="f", default=None, metavar="F,...",
+                   help="window bits: a comma list sweeps them (e.g. 16,24,32), or auto (replaces the space's [dot] f)")
+    p.add_argument("--facet", choices=("r", "f"), default=None,
+                   help="--plot: one subplot per value of r or f (an axis the space sweeps)")
     p.add_argument("--flow", choices=FLOWS, default=None,
                    help="synthesis flow (default: the space's, standard = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
@@ -97,9 +103,12 @@ def run(args) -> int:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
     if args.cache is not None and not args.cache.strip():
         raise FpforgeValueError("--cache needs a directory name (an empty one would be the working directory)")
+    if args.facet is not None and not (out_plot or args.results):
+        raise FpforgeValueError(f"--facet {args.facet} draws the figure: give --plot FILE (or --results)")
     if args.from_csv is not None:
         return _run_csv(args, out_csv, out_json, out_plot)
-    space = load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr, flush=True))
+    space = _axes(args, load_space(args.space, announce=lambda text: print(f"fpforge: {text}", file=sys.stderr,
+                                                                             flush=True)))
     from .jobs.cache import check_environment
 
     check_environment(cache=args.cache is None and not args.no_cache)  # FPFORGE_CACHE & co, before any work
@@ -137,11 +146,51 @@ def _run_csv(args, out_csv, out_json, out_plot):
     if not os.path.isfile(args.from_csv):
         raise FpforgeValueError(f"--from-csv: {args.from_csv!r} is not a file" if os.path.exists(args.from_csv)
                                 else f"--from-csv: no such file {args.from_csv!r}")
-    result = read_csv(args.from_csv, args.space).with_scale_bits(bool(args.count_scale_bits))
+    space = _axes(args, None)
+    result = read_csv(args.from_csv, space or args.space).with_scale_bits(bool(args.count_scale_bits))
     if (out_plot or args.claims) and not any(r.get("cost") is not None for r in result.rows):
         raise FpforgeValueError(f"--plot and --claims need areas: {args.from_csv!r} has no cost column values "
                                 "(a --no-synth sweep)")
     return _outputs(args, result, out_csv, out_json, out_plot)
+
+
+def _axis_list(text, opt):
+    from .cliutil import comma_list
+
+    return comma_list(text, opt, convert=lambda t: t if t == "auto" and opt == "--f" else int(t),
+                      example="16,32" if opt == "--r" else "16,24,32")
+
+
+def _axes(args, space):
+    """The space with --r/--f in place of its [dot] r and f (checked like a space file's, value by value), and
+    --facet checked against the axes it then sweeps; ``space`` None: load args.space."""
+    from .golden.errors import FpforgeError
+    from .sweep import load_space
+
+    if space is None:
+        if args.r is None and args.f is None and args.facet is None:
+            return None
+        space = load_space(args.space)
+    if args.r is not None or args.f is not None or args.facet is not None:
+        if getattr(space, "kind", "dot") != "dot":
+            raise FpforgeValueError(f"{space.name} is an area table: --r, --f and --facet apply to dot-product "
+                                    "spaces")
+    for opt, text in (("--r", args.r), ("--f", args.f)):
+        if text is None:
+            continue
+        vals = _axis_list(text, opt)
+        try:
+            space = space.with_(**{opt[2:]: vals[0] if len(vals) == 1 else vals})
+        except FpforgeError as e:
+            raise type(e)(f"{opt} {text}: {e}") from None
+    if args.facet is not None:
+        from .sweep.plot import check_facet
+
+        try:
+            check_facet(space, args.facet)
+        except FpforgeError as e:
+            raise type(e)(f"--facet {args.facet}: {e}") from None
+    return space
 
 
 def _outputs(args, result, out_csv, out_json, out_plot):
@@ -152,7 +201,7 @@ def _outputs(args, result, out_csv, out_json, out_plot):
     if out_plot:
         from .sweep.plot import plot_pareto
 
-        _write(out_plot, plot_pareto(result, os.path.splitext(out_plot)[1].lower().lstrip(".")))
+        _write(out_plot, plot_pareto(result, os.path.splitext(out_plot)[1].lower().lstrip("."), facet=args.facet))
     if args.claims:
         from .sweep.claims import claims_markdown
 
@@ -160,7 +209,7 @@ def _outputs(args, result, out_csv, out_json, out_plot):
     if args.results:
         from .sweep.report import write_results
 
-        print(f"wrote {write_results(result, _command(args), from_csv=args.from_csv)}")
+        print(f"wrote {write_results(result, _command(args), from_csv=args.from_csv, facet=args.facet)}")
     if not (out_csv or out_json or args.claims) or out_csv != "-":
         print(result.summary(), file=sys.stderr if out_csv == "-" else sys.stdout)
     return 1 if result.failures else 0
@@ -219,6 +268,9 @@ def _command(args):
         parts.append(f"--seed {args.seed}")
     if args.flow is not None:
         parts.append(f"--flow {args.flow}")
+    for opt in ("r", "f", "facet"):
+        if getattr(args, opt) is not None:
+            parts.append(f"--{opt} {getattr(args, opt)}")
     if args.claims:
         parts.append("--claims")
     parts.append("--results")

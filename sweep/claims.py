@@ -18,7 +18,7 @@ import math
 from ..jobs.results import markdown_table
 from .table import SCALED_FAMILIES
 
-__all__ = ["CLAIMS", "READINGS", "check_claims", "claims_markdown"]
+__all__ = ["CLAIMS", "PAPER_RF", "READINGS", "check_claims", "claims_group", "claims_markdown"]
 
 CLAIMS = "abcdefg"
 #: The two readings of the INT/FP8 points' per-vector FP32 scale (scale_bits_counted -> heading).
@@ -82,6 +82,7 @@ def _neighbours(rows, change):
 def check_claims(result, count_scale_bits=None) -> list:
     """Rows ``dict(claim, statement, paper, ours, verdict, why)`` for claims (a)–(g), under the result's own
     reading of the INT/FP8 scale (``count_scale_bits=None``) or the one given (True/False)."""
+    result = claims_group(result)
     if count_scale_bits is not None:
         result = result.with_scale_bits(count_scale_bits)
     rows = {r["name"]: r for r in result.rows}
@@ -190,6 +191,19 @@ def check_claims(result, count_scale_bits=None) -> list:
     return out
 
 
+#: The (r, f) at which a space that sweeps r or f is checked against the paper (the paper's unit), when swept.
+PAPER_RF = (16, 24)
+
+
+def claims_group(result):
+    """The rows the claims are checked on: all of them, or for a space that sweeps r or f, the (r, f) group of
+    :data:`PAPER_RF` (else the first group)."""
+    if not getattr(result.space, "axes", ()):
+        return result
+    groups = result.groups()
+    return result.group(*(PAPER_RF if PAPER_RF in groups else groups[0]))
+
+
 def claims_markdown(result, readings=(False, True)) -> str:
     """The verdict table as markdown, once per reading of the INT/FP8 scale (``readings``: a tuple of
     ``scale_bits_counted`` values; each table under a bold line naming its reading). Spaces without INT/FP8
@@ -204,4 +218,7 @@ def claims_markdown(result, readings=(False, True)) -> str:
                                     [(f"({c['claim']})", c["statement"], c["paper"], c["ours"], c["verdict"], c["why"])
                                      for c in check_claims(result, counted)]))
         out.append("\n".join(lines) + "\n")
+    if getattr(result.space, "axes", ()):
+        g = claims_group(result).space
+        out.insert(0, f"Checked at r = {g.r}, f = {g.f} (the paper's unit; the other r and f: the tables above).\n")
     return "\n".join(out)

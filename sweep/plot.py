@@ -13,7 +13,7 @@ import numpy as np
 from ..golden.errors import FpforgeValueError
 from .table import SCALE_BITS, SCALED_FAMILIES
 
-__all__ = ["LABELS", "label", "pareto_figure", "plot_pareto", "scale_caption"]
+__all__ = ["FACETS", "LABELS", "check_facet", "label", "pareto_figure", "plot_pareto", "scale_caption"]
 
 #: Points labelled on the figure (row name -> label), when present; ``intN`` points are labelled ``INTN``
 #: (:func:`label`).
@@ -129,7 +129,25 @@ def _font(size):
 _Z_POINTS, _Z_FRONT, _Z_NAMED, _Z_LABEL = 3, 4, 7, 8
 
 
-def plot_pareto(result, fmt="png", title=None) -> bytes:
+#: Axes a figure can facet by (one subplot per value, when the space sweeps that axis).
+FACETS = ("r", "f")
+
+
+def check_facet(space, facet):
+    """``facet`` (None, ``"r"`` or ``"f"``) against the axes ``space`` sweeps; returns it."""
+    if facet is None:
+        return None
+    if facet not in FACETS:
+        raise FpforgeValueError(f"unknown facet {facet!r} (valid: {', '.join(FACETS)})")
+    axes = getattr(space, "axes", ())
+    if facet not in axes:
+        vals = getattr(space, facet, "?")
+        raise FpforgeValueError(f"cannot facet by {facet}: space {space.name!r} does not sweep it ({facet} = {vals}); "
+                                f"valid: {', '.join(axes) if axes else 'none (give [dot] r or f a list, or --r/--f)'}")
+    return facet
+
+
+def plot_pareto(result, fmt="png", title=None, facet=None) -> bytes:
     """Fig. 7 of the MX paper from a :class:`~fpforge.sweep.SweepResult`, as PNG or SVG bytes (identical
     bytes for identical results). Points without a cost (failed or unsynthesized) are left out."""
     import matplotlib
@@ -139,8 +157,9 @@ def plot_pareto(result, fmt="png", title=None) -> bytes:
 
     if fmt not in ("png", "svg"):
         raise FpforgeValueError(f"figure format must be png or svg, not {fmt!r}")
+    check_facet(result.space, facet)
     with matplotlib.rc_context({"svg.hashsalt": "fpforge", "svg.fonttype": "none", "font.size": 10}):
-        fig = pareto_figure(result, title)
+        fig = pareto_figure(result, title, facet)
         try:
             buf = io.BytesIO()
             meta = {"Software": None} if fmt == "png" else {"Creator": None, "Date": None}
@@ -150,54 +169,101 @@ def plot_pareto(result, fmt="png", title=None) -> bytes:
     return buf.getvalue()
 
 
-def pareto_figure(result, title=None):
+def _axis_text(values):
+    return ", ".join(map(str, values)) if isinstance(values, (list, tuple)) else str(values)
+
+
+def pareto_figure(result, title=None, facet=None):
     """The figure of :func:`plot_pareto` as a matplotlib Figure (the caller closes it): its axes' texts are
-    the labels (``ax.texts``), ``fig.texts`` the caption."""
+    the labels (``ax.texts``), ``fig.texts`` the caption. ``facet`` (``"r"`` or ``"f"``, an axis the space
+    sweeps): one subplot per value of that axis, in one figure, sharing the QSNR axis. Each (r, f) group's
+    frontier is drawn (its own, :func:`~fpforge.sweep.table.pareto_groups`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    from .table import rf_group
 
     rows = [r for r in result.rows if r.get("cost") is not None and r.get("qsnr_db") is not None
             and math.isfinite(r["qsnr_db"])]
     if not rows:
         raise FpforgeValueError("nothing to plot: no point has both a QSNR and a cost (run with synthesis)")
     sp = result.space
+    check_facet(sp, facet)
     caption = scale_caption(rows)
-    fig, ax = plt.subplots(figsize=(9, 6.4 if caption else 6), dpi=150)
+    groups = [rf_group(r, sp) for r in rows]
+    if facet:
+        i = FACETS.index(facet)
+        values = sorted({g[i] for g in groups}, key=str)
+        panels = [(f"{facet} = {v}", [r for r, g in zip(rows, groups) if g[i] == v]) for v in values]
+    else:
+        panels = [(None, rows)]
+    n = len(panels)
+    fig, axs = plt.subplots(1, n, figsize=(9 if n == 1 else 5.2 * n, 6.4 if caption else 6), dpi=150, sharey=True,
+                            squeeze=False)
+    bits = [r["bits_per_element"] for r in rows]
+    sc = None
+    for ax, (head, prows) in zip(axs[0], panels):
+        sc = _draw(ax, prows, [rf_group(r, sp) for r in prows], min(bits), max(bits))
+        if head:
+            ax.set_title(head, fontsize=10)
+    for ax in axs[0][1:]:
+        ax.set_ylabel("")
+    cb = fig.colorbar(sc, ax=axs[0][0] if n == 1 else list(axs[0]), pad=0.015)
+    cb.set_label("bits per element")
+    head = (title or f"{sp.name}: {len(rows)} formats, r = {_axis_text(sp.r)}, f = {_axis_text(sp.f)}, "
+            f"{sp.vectors:,} vectors" + (", INT/FP8 scale bits counted" if result.scale_bits_counted else ""))
+    if n == 1:
+        axs[0][0].set_title(head, fontsize=11)
+    else:
+        fig.suptitle(head, fontsize=11)
+    if caption:
+        import textwrap
+
+        fig.text(0.01, 0.01, "\n".join(textwrap.wrap(caption, 150 if n == 1 else 95 * n)), fontsize=8, ha="left",
+                 va="bottom")
+    if n == 1:
+        fig.tight_layout(rect=(0, 0.05, 1, 1) if caption else (0, 0, 1, 1))
+    else:
+        fig.subplots_adjust(left=0.05, right=0.9, top=0.88, bottom=0.17 if caption else 0.1, wspace=0.08)
+    for ax, (_, prows) in zip(axs[0], panels):
+        named = [(r, label(r)) for r in prows if label(r)]
+        _place_labels(ax, fig, [(r["cost"], r["qsnr_db"], text) for r, text in named],
+                      [(r["cost"], r["qsnr_db"]) for r in prows])
+    return fig
+
+
+def _draw(ax, rows, groups, vmin, vmax):
+    """One panel: the points, each (r, f) group's frontier, the named formats; returns the points' collection."""
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
     xs = [r["cost"] for r in rows]
     ys = [r["qsnr_db"] for r in rows]
-    bits = [r["bits_per_element"] for r in rows]
-    sc = ax.scatter(xs, ys, c=bits, cmap="viridis", s=14, alpha=0.75, linewidths=0, zorder=_Z_POINTS)
-    front = sorted((r["cost"], r["qsnr_db"]) for r in rows if r.get("pareto"))
-    if front:
+    sc = ax.scatter(xs, ys, c=[r["bits_per_element"] for r in rows], cmap="viridis", vmin=vmin, vmax=vmax, s=14,
+                    alpha=0.75, linewidths=0, zorder=_Z_POINTS)
+    keys = list(dict.fromkeys(groups))
+    for i, key in enumerate(keys):
+        front = sorted((r["cost"], r["qsnr_db"]) for r, g in zip(rows, groups) if g == key and r.get("pareto"))
+        if not front:
+            continue
         fx, fy = zip(*front)
-        ax.step(fx, fy, where="post", color="crimson", lw=1.4, zorder=_Z_FRONT, label="Pareto frontier")
-        ax.scatter(fx, fy, s=22, facecolors="none", edgecolors="crimson", lw=0.9, zorder=_Z_FRONT)
+        color = "crimson" if len(keys) == 1 else f"C{i % 10}"
+        text = "Pareto frontier" + (f" (r = {key[0]}, f = {key[1]})" if len(keys) > 1 else "")
+        ax.step(fx, fy, where="post", color=color, lw=1.4, zorder=_Z_FRONT, label=text)
+        ax.scatter(fx, fy, s=22, facecolors="none", edgecolors=color, lw=0.9, zorder=_Z_FRONT)
     named = [(r, label(r)) for r in rows if label(r)]
     ax.scatter([r["cost"] for r, _ in named], [r["qsnr_db"] for r, _ in named], s=46, marker="D",
-               c=[r["bits_per_element"] for r, _ in named], cmap="viridis", vmin=min(bits), vmax=max(bits),
+               c=[r["bits_per_element"] for r, _ in named], cmap="viridis", vmin=vmin, vmax=vmax,
                edgecolors="black", linewidths=0.9, zorder=_Z_NAMED, gid="named")
     ax.set_xscale("log")
     ax.xaxis.set_major_locator(LogLocator(base=2))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.axvline(1.0, color="0.5", lw=0.8, ls="--", zorder=1)
-    ax.set_xlabel("cost = dot-product area × memory, relative to FP8 (E4M3 + E5M2 unit, 8 bits) = 1   (log scale)")
+    ax.set_xlabel("cost = dot-product area × memory, relative to FP8 (E4M3 + E5M2 unit, 8 bits) = 1   (log scale)",
+                  fontsize=10 if len(keys) == 1 else 8)
     ax.set_ylabel("QSNR (dB), mean over vectors")
     ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)
-    cb = fig.colorbar(sc, ax=ax, pad=0.015)
-    cb.set_label("bits per element")
     ax.scatter([], [], s=46, marker="D", facecolors="none", edgecolors="black", label="named formats")
-    ax.legend(loc="lower right", fontsize=9, frameon=True)
-    ax.set_title(title or f"{sp.name}: {len(rows)} formats, r = {sp.r}, f = {sp.f}, {sp.vectors:,} vectors"
-                 + (", INT/FP8 scale bits counted" if result.scale_bits_counted else ""), fontsize=11)
-    if caption:
-        import textwrap
-
-        fig.text(0.01, 0.01, "\n".join(textwrap.wrap(caption, 150)), fontsize=8, ha="left", va="bottom")
-        fig.tight_layout(rect=(0, 0.05, 1, 1))
-    else:
-        fig.tight_layout()
-    _place_labels(ax, fig, [(r["cost"], r["qsnr_db"], text) for r, text in named], list(zip(xs, ys)))
-    return fig
+    ax.legend(loc="lower right", fontsize=9 if len(keys) == 1 else 7, frameon=True)
+    return sc

@@ -12,7 +12,7 @@ from .claims import claims_markdown
 from .plot import LABELS, plot_pareto
 from .table import SCALED_FAMILIES
 
-__all__ = ["points_markdown", "write_results"]
+__all__ = ["axes_markdown", "points_markdown", "write_results"]
 
 _COLS = ("name", "bits/elem", "QSNR dB", "p5 dB", "area µm²", "area/FP8", "memory/FP8", "cost", "Pareto")
 
@@ -50,7 +50,43 @@ def scale_note(result) -> str:
             "columns say which; the paper's statements are checked under both readings. ")
 
 
-def write_results(result, command, results_path=None, from_csv=None) -> Path:
+def axes_markdown(result) -> str:
+    """For a space that sweeps r or f: how the frontier and the named formats move across the (r, f) groups —
+    the frontier's size and cost range per group, and each named format's cost, area/FP8 and Pareto flag per
+    group ("" for a space of one r and one f)."""
+    if not getattr(result.space, "axes", ()):
+        return ""
+    groups = result.groups()
+    heads = [f"r = {r}, f = {f}" for r, f in groups]
+    subs = [result.group(r, f) for r, f in groups]
+    fronts = []
+    for sub in subs:
+        front = sorted((r for r in sub.rows if r.get("pareto")), key=lambda r: r["cost"])
+        fronts.append(front)
+    lines = ["### The frontier across r and f", "",
+             markdown_table(("r, f", "points", "frontier points", "frontier cost range", "frontier QSNR range (dB)",
+                             "cheapest frontier point"),
+                            [(h, len(sub.rows), len(fr),
+                              f"{fr[0]['cost']:.3f}–{fr[-1]['cost']:.3f}" if fr else "–",
+                              f"{min(r['qsnr_db'] for r in fr):.2f}–{max(r['qsnr_db'] for r in fr):.2f}" if fr else "–",
+                              fr[0]["name"] if fr else "–") for h, sub, fr in zip(heads, subs, fronts)]), ""]
+    names = [r["name"] for r in subs[0].rows if r["name"] in LABELS or not r["name"].startswith("bdr_")]
+    cells = []
+    for name in names:
+        row = [name]
+        for sub in subs:
+            x = next((r for r in sub.rows if r["name"] == name), None)
+            row.append("–" if x is None or x.get("cost") is None else
+                       f"{x['cost']:.3f} ({x['area_rel']:.2f}×){' P' if x.get('pareto') else ''}")
+        cells.append(row)
+    lines += ["### The named formats across r and f", "",
+              "Cost (area/FP8 at the same r and f in brackets; P: on that group's frontier). A block format whose "
+              "k1 exceeds r runs at r = k1 (in the group of the largest r not above it).", "",
+              markdown_table(("format", *heads), cells), ""]
+    return "\n".join(lines)
+
+
+def write_results(result, command, results_path=None, from_csv=None, facet=None) -> Path:
     """Write the figure, the CSV and the section ``sweep-<space>`` of docs/results.md; returns its path.
     ``from_csv``: the result was re-read from that CSV (``fpforge sweep --from-csv``): the section keeps the
     provenance and synthesis times of the run that measured the points, when the document has them."""
@@ -61,7 +97,9 @@ def write_results(result, command, results_path=None, from_csv=None) -> Path:
     write_atomic(folder / f"{sp.name}.csv", result.csv())
     has_cost = any(r.get("cost") is not None for r in result.rows)
     if has_cost:
-        write_atomic(folder / f"{sp.name}.png", plot_pareto(result, "png"))
+        if facet is None and sp.axes:
+            facet = sp.axes[0]
+        write_atomic(folder / f"{sp.name}.png", plot_pareto(result, "png", facet=facet))
     named = [r for r in result.rows if r["name"] in LABELS or not r["name"].startswith("bdr_")]
     front = sorted((r for r in result.rows if r.get("pareto")), key=lambda r: r["cost"])
     secs = [r["synth_s"] for r in result.rows if r.get("synth_s") is not None]
@@ -73,7 +111,8 @@ def write_results(result, command, results_path=None, from_csv=None) -> Path:
                  f"that filled the cache): median {statistics.median(secs):.1f} s, max {max(secs):.1f} s, "
                  f"{sum(units.values()) / 60:,.0f} min summed over the {len(units)} distinct units." if secs else None)
     lines = [f"## Design-space sweep `{sp.name}` (the MX paper's Fig. 7)",
-             f"{len(result.rows)} points, r = {sp.r} (k1 where k1 > r), f = {sp.f}, QSNR over {sp.vectors:,} "
+             f"{len(result.rows)} points, r = {sp.r} (k1 where k1 > r), f = {sp.f}"
+             + (" (one row per point, r and f; a frontier per r and f)" if sp.axes else "") + f", QSNR over {sp.vectors:,} "
              f"Gaussian vectors of 256 values (σ = 2^U(−8, 8) per vector, seed {sp.seed}); area: the paper's "
              f"method (combinational, I/O registers only), yosys ({sp.flow} flow) onto fpforge45.lib; cost = area / "
              "FP8 unit's "
@@ -89,6 +128,8 @@ def write_results(result, command, results_path=None, from_csv=None) -> Path:
         lines[1:1] = [provenance_line(measured).replace("_Generated by", "_Points measured by", 1), ""]
     if has_cost:
         lines += [f"![QSNR against cost](results/{sp.name}.png)", ""]
+    if sp.axes and has_cost:
+        lines += [axes_markdown(result)]
     lines += ["### Named formats", "", points_markdown(named), f"### The Pareto frontier ({len(front)} points)", "",
               points_markdown(front)]
     if has_cost:

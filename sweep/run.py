@@ -10,7 +10,7 @@ from ..golden.errors import FpforgeTypeError
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
 from .evaluate import area_key, area_task, numerics_key, numerics_task, task_unit, unit_spec, verilog_key, verilog_task
 from .space import Space, load_space
-from .table import SweepResult, memory_rel, pareto, with_scale_bits
+from .table import SweepResult, memory_rel, pareto_groups, with_scale_bits
 
 __all__ = ["evaluate", "run"]
 
@@ -33,11 +33,11 @@ def _key(task):
     return _TASKS[task["kind"]][1](task)
 
 
-def _numerics(space, p, auto):
+def _numerics(space, p, auto_r=None):
     point = {k: v for k, v in p.items() if k != "name"}  # the name does not change the numbers
     task = dict(kind="numerics", point=point, vectors=space.vectors, seed=space.seed)
-    if auto:
-        task["auto_r"] = space.r_of(p)
+    if auto_r:
+        task["auto_r"] = auto_r
     return task
 
 
@@ -143,37 +143,44 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
     stats = dict(tasks=0, cached=0, executor=executor.describe())
     corrupt0 = store.corrupt if store else 0
     label = f"sweep {space.name}" if progress else None
-    auto = space.f == "auto"
+    cells = space.cells()  # (point, r, f) for every r and f of the space
 
-    num_tasks = [_numerics(space, p, auto) for p in space.points]
-    if synth and not auto:
-        requests = _unit_tasks(space, {p["name"]: space.f for p in space.points})
-        results = synthesize_units(requests, executor, store, label, stats, others=num_tasks)
+    # numerics: once per point (f = "auto": once per point and unit length, the window width it finds)
+    num_tasks = {}
+    for p, r, f in cells:
+        num_tasks.setdefault((p["name"], r if f == "auto" else None), _numerics(space, p, r if f == "auto" else None))
+    fixed = [(p, r, f) for p, r, f in cells if f != "auto"]
+    if synth and fixed:
+        requests = _unit_tasks(space, fixed)
+        results = synthesize_units(requests, executor, store, label, stats, others=list(num_tasks.values()))
     else:
-        results = _run(evaluate, num_tasks, executor, store, label, stats)
-    numbers = {p["name"]: results[canonical_json(t)] for p, t in zip(space.points, num_tasks)}
-    fs = {}
-    for p in space.points:
-        n = numbers[p["name"]]
-        fs[p["name"]] = n.get("f") if auto and not isinstance(n, TaskFailure) else (None if auto else space.f)
-    if synth and auto:
-        requests = _unit_tasks(space, {k: v for k, v in fs.items() if v is not None})
-        results.update(synthesize_units(requests, executor, store, label, stats))
+        results = _run(evaluate, list(num_tasks.values()), executor, store, label, stats)
+    numbers = {k: results[canonical_json(t)] for k, t in num_tasks.items()}
+
+    def number(p, r, f):
+        return numbers[(p["name"], r if f == "auto" else None)]
+
+    widths = []  # (point, r, f as given, the unit's f: None where the auto width failed)
+    for p, r, f in cells:
+        n = number(p, r, f)
+        widths.append((p, r, f, (None if isinstance(n, TaskFailure) else n.get("f")) if f == "auto" else f))
+    if synth and len(fixed) < len(cells):
+        auto = [(p, r, uf) for p, r, f, uf in widths if f == "auto" and uf is not None]
+        results.update(synthesize_units(_unit_tasks(space, auto), executor, store, label, stats))
 
     rows, failures = [], []
-    for p in space.points:
-        r, f = space.r_of(p), fs[p["name"]]
+    for p, r, f_given, f in widths:
         row = dict(name=p["name"], family=p["family"], m=p["m"], k1=p["k1"], d1=p["d1"], k2=p["k2"], d2=p["d2"],
                    r=r, f=f, bits_per_element=p["bits_per_element"], memory_rel=memory_rel(p["bits_per_element"]))
         errors = []
-        n = numbers[p["name"]]
+        n = number(p, r, f_given)
         if isinstance(n, TaskFailure):
             errors.append(f"qsnr: {n.message}")
         else:
             row.update(qsnr_db=n["qsnr_db"], qsnr_p5_db=n["qsnr_p5_db"])
         if synth and f is not None:
             a = results[canonical_json(_area(space, unit_spec(p, r, f)))]
-            base = results[canonical_json(_area(space, unit_spec(_FP8, r, f)))]
+            base = results[canonical_json(_area(space, unit_spec(_FP8, r, f)))]  # FP8 at the same r and f
             if isinstance(a, TaskFailure):
                 errors.append(f"synthesis: {a.message}")
             else:
@@ -188,24 +195,27 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
                     row["cost"] = row["area_rel"] * row["memory_rel"]
         if errors:
             row["error"] = "; ".join(errors)
-            failures.append((p["name"], row["error"]))
+            failures.append((_cell_name(space, row), row["error"]))
         rows.append(row)
-    for row, on in zip(rows, pareto(rows)):
+    for row, on in zip(rows, pareto_groups(rows, space)):
         row["pareto"] = on
-    rows = with_scale_bits(rows, False)  # (the qsnr_scale and scale_bits_counted columns; nothing moves)
+    rows = with_scale_bits(rows, False, space)  # (the qsnr_scale and scale_bits_counted columns; nothing moves)
     stats.update(seconds=time.monotonic() - t0, corrupt=(store.corrupt - corrupt0) if store else 0,
                  failed=sum(isinstance(o, TaskFailure) for o in results.values()))
     stats["computed"] = stats["tasks"] - stats["cached"]
     return SweepResult(space, rows, failures, stats)
 
 
-def _unit_tasks(space, fs):
+def _cell_name(space, row):
+    """A row's name in messages: the point's, with its r and f where the space sweeps them."""
+    axes = [f"{a} = {row[a]}" for a in space.axes]
+    return f"{row['name']} ({', '.join(axes)})" if axes else row["name"]
+
+
+def _unit_tasks(space, cells):
+    """The area requests of ``cells`` ((point, r, f)): each unit and the FP8 baseline at the same r and f."""
     units = {}
-    for p in space.points:
-        f = fs.get(p["name"])
-        if f is None:
-            continue
-        r = space.r_of(p)
+    for p, r, f in cells:
         for spec in (unit_spec(p, r, f), unit_spec(_FP8, r, f)):
             units[spec.sha256] = _area(space, spec)
     return list(units.values())

@@ -240,8 +240,14 @@ LARGE_GRID = 10_000
 MAX_POINTS = 1_000_000
 
 
+def _rs(r):
+    """``r`` (None, an int or several values) as a tuple of values."""
+    return () if r is None else tuple(r) if isinstance(r, (list, tuple)) else (r,)
+
+
 def _k1_choices(r):
-    return [k for k in K1_CHOICES if r is None or k >= r or r % k == 0]
+    """Block sizes that tile the QSNR vectors and (below it) every dot-product length of ``r``."""
+    return [k for k in K1_CHOICES if all(k >= x or x % k == 0 for x in _rs(r))]
 
 
 def _check_value(where, table, key, x, r=None):
@@ -257,8 +263,9 @@ def _check_value(where, table, key, x, r=None):
     elif key == "k1" and VECTOR_LENGTH % x:
         raise _problem(FpforgeValueError, where, table, key, f"{x} does not divide the QSNR vector length "
                        f"{VECTOR_LENGTH}", ", ".join(map(str, _k1_choices(r))))
-    elif key == "k1" and r is not None and x < r and r % x:
-        raise _problem(FpforgeValueError, where, table, key, f"{x} does not divide [dot] r = {r} (blocks smaller "
+    elif key == "k1" and any(x < y and y % x for y in _rs(r)):
+        y = next(y for y in _rs(r) if x < y and y % x)
+        raise _problem(FpforgeValueError, where, table, key, f"{x} does not divide [dot] r = {y} (blocks smaller "
                        "than r tile the dot product)", ", ".join(map(str, _k1_choices(r))))
 
 
@@ -270,10 +277,11 @@ def _check_tiles(p, r, where, label, key):
     if VECTOR_LENGTH % k1:
         raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide the "
                        f"QSNR vector length {VECTOR_LENGTH}", f"k1 in {', '.join(map(str, _k1_choices(r)))}")
-    if k1 < r and r % k1:
-        raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide "
-                       f"[dot] r = {r} (blocks smaller than r tile the dot product)",
-                       f"k1 in {', '.join(map(str, _k1_choices(r)))}, or [dot] r a multiple of {k1}")
+    for y in _rs(r):
+        if k1 < y and y % k1:
+            raise _problem(FpforgeValueError, where, label, key, f"{p['name']} has k1 = {k1}, which does not divide "
+                           f"[dot] r = {y} (blocks smaller than r tile the dot product)",
+                           f"k1 in {', '.join(map(str, _k1_choices(r)))}, or [dot] r a multiple of {k1}")
 
 
 def _ints(where, table, key, v, lists):
@@ -392,10 +400,11 @@ class Space:
                            "a non-empty string")
         _check_name(name, where)
         self.name = name
-        self.r = _int("r", r, 1, MAX_R, where + "[dot] ")
-        if f != "auto":
-            _int("f", f, *F_RANGE, where=where + "[dot] ")
-        self.f = f
+        self.rs = _axis_values("r", r, where)
+        self.fs = _axis_values("f", f, where)
+        #: The space's r and f as given: an integer (f: or "auto"), or a list when the space sweeps that axis.
+        self.r = self.rs[0] if len(self.rs) == 1 else list(self.rs)
+        self.f = self.fs[0] if len(self.fs) == 1 else list(self.fs)
         self.vectors = _int("vectors", vectors, 1, MAX_VECTORS, where + "[qsnr] ")
         self.seed = _int("seed", seed, 0, MAX_SEED, where + "[qsnr] ")
         if liberty is not None and not isinstance(liberty, (str, Path)):
@@ -424,7 +433,7 @@ class Space:
             raise _problem(FpforgeValueError, where, "", "", f"space {name!r} has no points",
                            "add [[grid]] or [[points]] tables")
         for p, label in zip(points, labels or [""] * len(points)):
-            _check_tiles(p, self.r, where, label, "k1")  # (a space built in Python too)
+            _check_tiles(p, self.rs, where, label, "k1")  # (a space built in Python too)
 
     def __repr__(self):
         return f"Space({self.name!r}, {len(self.points)} points, r={self.r}, f={self.f})"
@@ -436,11 +445,61 @@ class Space:
         args.update({k: v for k, v in kw.items() if v is not None})
         return Space(self.name, self.points, **args)
 
-    def r_of(self, p) -> int:
-        """The dot-product length of point ``p``: the space's r, or k1 where k1 exceeds it (block formats)."""
-        if p["family"] in ("bdr", "ocp") and p["k1"] > self.r:
+    @property
+    def axes(self) -> tuple:
+        """The swept axes: ``"r"`` and/or ``"f"`` where the space lists more than one value."""
+        return tuple(a for a, vs in (("r", self.rs), ("f", self.fs)) if len(vs) > 1)
+
+    def r_of(self, p, r=None) -> int:
+        """The dot-product length of point ``p`` at the space's r (or ``r``, one of :attr:`rs`): that r, or k1
+        where k1 exceeds it (block formats)."""
+        r = self.rs[0] if r is None else r
+        if p["family"] in ("bdr", "ocp") and p["k1"] > r:
             return p["k1"]
-        return self.r
+        return r
+
+    def cells(self) -> list:
+        """What the sweep measures: ``(point, r, f)`` for every point at every r and f of the space, r being the
+        unit's length (:meth:`r_of`). A block point whose k1 exceeds several values of r is one unit of k1
+        elements: measured once per f."""
+        out, seen = [], set()
+        for r in self.rs:
+            for f in self.fs:
+                for p in self.points:
+                    key = (p["name"], self.r_of(p, r), f)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append((p, key[1], f))
+        return out
+
+    def group_r(self, r) -> int:
+        """The swept r a unit of length ``r`` belongs to (its Pareto group, its facet): the largest value of
+        :attr:`rs` not above it (a block point whose k1 exceeds r runs at r = k1)."""
+        below = [x for x in self.rs if x <= r]
+        return max(below) if below else r
+
+
+_AXIS_VALID = {"r": f"an integer 1..{MAX_R}, or an array of them",
+               "f": f"an integer {F_RANGE[0]}..{F_RANGE[1]} or \"auto\", or an array of integers"}
+
+
+def _axis_values(key, v, where=""):
+    """The values of ``[dot] r`` or ``[dot] f`` (an integer or a list of distinct ones; f also "auto", alone) as
+    a tuple, each checked against what a dot-product unit takes."""
+    valid = _AXIS_VALID[key]
+    if key == "f" and isinstance(v, str):
+        return (_choice(where, "[dot]", "f", v, ("auto",), valid),)
+    if isinstance(v, tuple):
+        v = list(v)
+    if key == "f" and isinstance(v, list) and "auto" in v:
+        raise _problem(FpforgeValueError, where, "[dot]", "f", f"\"auto\" is a value of its own, not in an array "
+                       f"({v!r})", valid)
+    vs = _ints(where, "[dot]", key, v, True)
+    lo, hi = (1, MAX_R) if key == "r" else F_RANGE
+    for x in vs:
+        if not lo <= x <= hi:
+            raise _problem(FpforgeValueError, where, "[dot]", key, f"{x} is out of range", valid)
+    return tuple(vs)
 
 
 #: What a space's name may be: it names files (``docs/results/NAME.csv``) and the docs/results.md section.
@@ -543,18 +602,8 @@ def from_dict(data: dict, where="", announce=None) -> Space:
     if "r" not in dot:
         raise _problem(FpforgeValueError, where, "[dot]", "r", "missing (elements per dot product)",
                        f"an integer 1..{MAX_R}")
-    r = _ints(where, "[dot]", "r", dot["r"], False)[0]
-    if not 1 <= r <= MAX_R:
-        raise _problem(FpforgeValueError, where, "[dot]", "r", f"{r} is out of range", f"1..{MAX_R}")
-    f = dot.get("f", 24)
-    f_valid = f"an integer {F_RANGE[0]}..{F_RANGE[1]} or \"auto\""
-    if isinstance(f, str):
-        _choice(where, "[dot]", "f", f, ("auto",), f_valid)
-    elif not isinstance(f, int) or isinstance(f, bool):
-        raise _problem(FpforgeTypeError, where, "[dot]", "f", f"must be an integer or \"auto\", not {_show(f)}",
-                       f_valid)
-    elif not F_RANGE[0] <= f <= F_RANGE[1]:
-        raise _problem(FpforgeValueError, where, "[dot]", "f", f"{f} is out of range", f_valid)
+    r = _axis_values("r", dot["r"], where)
+    f = _axis_values("f", dot.get("f", 24), where)
     vectors = _ints(where, "[qsnr]", "vectors", qs.get("vectors", DEFAULT_VECTORS), False)[0]
     if not 1 <= vectors <= MAX_VECTORS:
         raise _problem(FpforgeValueError, where, "[qsnr]", "vectors", f"{vectors} is out of range",
@@ -597,7 +646,7 @@ def from_dict(data: dict, where="", announce=None) -> Space:
         pts = _expand(family, lists)
         grid_pts += pts
         grid_labels += [label] * len(pts)
-    space = Space(name, grid_pts + points, r=r, f=f, vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
+    space = Space(name, grid_pts + points, r=r[0] if len(r) == 1 else list(r), f=f[0] if len(f) == 1 else list(f), vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
                   flow=flow, description=description, where=where, labels=grid_labels + labels)
     if total > LARGE_GRID and announce is not None:
         announce(f"{where}{len(space.points):,} distinct points (grid combinations that are not BDR configurations "

@@ -1,11 +1,12 @@
-"""The built-in spaces: ``paper`` (the MX paper's Fig. 7 sweep), ``small`` (a quick check) and the area
+"""The built-in spaces: ``paper`` (the MX paper's Fig. 7 sweep), ``paper-rf`` (its points at several r and f),
+``small`` (a quick check) and the area
 tables of the docs (``area-fp8``, ``area-hif8``, ``area-cfloat``, ``area-block``, ``area-dot``)."""
 
 from __future__ import annotations
 
 from .space import Space, grid_points, preset_points, register_spaces
 
-__all__ = ["SPACES", "paper", "paper_sample", "small"]
+__all__ = ["SPACES", "paper", "paper_rf", "paper_sample", "small"]
 
 #: The OCP MX formats and the FP8/INT baselines every Fig. 7 space shows.
 _REFERENCE = ("fp8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
@@ -52,4 +53,17 @@ def paper_sample() -> Space:
                  description="every 10th point of the paper space, its named formats and the claims' pairs")
 
 
-SPACES = register_spaces({"paper": paper, "paper-sample": paper_sample, "small": small})
+#: The r and f the ``paper-rf`` space sweeps.
+PAPER_RF_R = (16, 32)
+PAPER_RF_F = (16, 24, 32)
+
+
+def paper_rf() -> Space:
+    """The paper's points at r in {16, 32} and f in {16, 24, 32}: how the frontier and the named formats move
+    with the dot-product length and the window (``make sweep-paper-rf``; thousands of units: long)."""
+    full = paper()
+    return Space("paper-rf", full.points, r=list(PAPER_RF_R), f=list(PAPER_RF_F), flow=full.flow,
+                 description="the paper's Fig. 7 points at r = 16, 32 and f = 16, 24, 32 (a frontier per r and f)")
+
+
+SPACES = register_spaces({"paper": paper, "paper-sample": paper_sample, "paper-rf": paper_rf, "small": small})

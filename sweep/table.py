@@ -13,7 +13,7 @@ from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..jobs import write_atomic
 
 __all__ = ["COLUMNS", "SCALE_BITS", "SCALED_FAMILIES", "SweepResult", "memory_accesses", "memory_rel", "pareto",
-           "read_csv", "with_scale_bits"]
+           "pareto_groups", "read_csv", "rf_group", "with_scale_bits"]
 
 #: CSV columns, in order (the issue's list, then the unit's synthesis facts, the reading of the INT/FP8 points'
 #: scale and the error of a failed point).
@@ -73,6 +73,31 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
     return [None if c is None or q is None else q >= by_cost[c] and q > below[c] + tol for c, q in pts]
 
 
+def rf_group(row, space=None) -> tuple:
+    """The (r, f) group of a row of ``space``: the swept r its unit belongs to (:meth:`Space.group_r`: a block
+    point whose k1 exceeds r runs at r = k1, in the group of the largest swept r not above it) and its f
+    (``"auto"`` for a space whose f is auto: one group whatever width each point found)."""
+    r, f = row.get("r"), row.get("f")
+    if space is None:
+        return r, f
+    return (space.group_r(r) if isinstance(r, int) else r), ("auto" if space.fs == ("auto",) else f)
+
+
+def pareto_groups(rows, space=None, **kw) -> list:
+    """:func:`pareto` within each (r, f) group of ``space`` (:func:`rf_group`): a frontier per swept r and f,
+    each against the FP8 unit at that r and f. A space of one r and one f is one group (None: one group)."""
+    if space is None or not space.axes:
+        return pareto(rows, **kw)
+    out = [None] * len(rows)
+    groups = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(rf_group(r, space), []).append(i)
+    for idx in groups.values():
+        for i, on in zip(idx, pareto([rows[i] for i in idx], **kw)):
+            out[i] = on
+    return out
+
+
 def _scale_columns(row, counted):
     """``row`` with its ``qsnr_scale`` and ``scale_bits_counted`` (None for formats that hold their scales)."""
     scaled = row.get("family") in SCALED_FAMILIES
@@ -80,11 +105,12 @@ def _scale_columns(row, counted):
                 scale_bits_counted=bool(counted) if scaled else None)
 
 
-def with_scale_bits(rows, counted) -> list:
+def with_scale_bits(rows, counted, space=None) -> list:
     """The rows under one reading of the INT/FP8 points' per-vector FP32 scale: ``counted=False`` (their bits
     per element are the format's, as the paper counts them) or True (+32 bits per 256-value vector, 0.125 per
     element, in their bits, memory and cost). The other points are unchanged; the frontier is recomputed
-    when anything moved. Rows already in that reading are returned as they are (new dicts)."""
+    when anything moved (per (r, f) group of ``space``, :func:`pareto_groups`). Rows already in that reading are
+    returned as they are (new dicts)."""
     if not isinstance(counted, bool):
         raise FpforgeTypeError(f"counted must be True or False, not {counted!r}")
     from .space import VECTOR_LENGTH
@@ -101,7 +127,7 @@ def with_scale_bits(rows, counted) -> list:
             moved = True
         out.append(_scale_columns(r, counted))
     if moved:
-        for r, on in zip(out, pareto(out)):
+        for r, on in zip(out, pareto_groups(out, space)):
             r["pareto"] = on
     return out
 
@@ -220,13 +246,28 @@ class SweepResult:
 
     def with_scale_bits(self, counted) -> "SweepResult":
         """This result under the other (or the same) reading of the INT/FP8 scale: :func:`with_scale_bits`."""
-        return SweepResult(self.space, with_scale_bits(self.rows, counted), list(self.failures), dict(self.stats))
+        return SweepResult(self.space, with_scale_bits(self.rows, counted, self.space), list(self.failures), dict(self.stats))
 
-    def row(self, name) -> dict:
-        for r in self.rows:
-            if r["name"] == name:
-                return r
-        raise UnknownName(f"no point named {name!r} in this table")
+    def row(self, name, r=None, f=None) -> dict:
+        """The row of point ``name`` (in a space that sweeps r or f: the first, or the one of group ``r``, ``f``)."""
+        for row in self.rows:
+            g = rf_group(row, self.space)
+            if row["name"] == name and r in (None, g[0]) and f in (None, g[1]):
+                return row
+        raise UnknownName(f"no point named {name!r} in this table" + (f" at r = {r}, f = {f}" if r or f else ""))
+
+    def groups(self) -> list:
+        """The (r, f) groups of the rows (:func:`rf_group`), in the order of the rows."""
+        return list(dict.fromkeys(rf_group(row, self.space) for row in self.rows))
+
+    def group(self, r, f) -> "SweepResult":
+        """The rows of one (r, f) group, as the result of a space of that r and f."""
+        rows = [row for row in self.rows if rf_group(row, self.space) == (r, f)]
+        if not rows:
+            raise UnknownName(f"no (r, f) group ({r}, {f}) in this table (groups: {self.groups()})")
+        names = {row["name"] for row in rows}
+        sp = self.space.with_(r=r, f=f) if self.space.axes else self.space
+        return SweepResult(sp, rows, [x for x in self.failures if x[0].split(" (")[0] in names], dict(self.stats))
 
     def csv(self) -> str:
         out = io.StringIO()

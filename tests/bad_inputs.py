@@ -758,6 +758,44 @@ def _rows(prefix, rows):
     return out
 
 
+# r and f as sweep axes (issue 33, item 2): lists the unit cannot take, a facet not among the swept axes.
+_RF_HEAD = 'name = "rf"\n[[points]]\npreset = "mx9"\n[dot]\n'
+_RF_CASES = [
+    ("sweep-r-list-not-multiple-of-k1", ["sweep", "small", "--r", "8,12"], "--r 8,12: k1: bdr_m1_k8_d8_k8_d0 has k1 = 8, "
+     "which does not divide [dot] r = 12"),
+    ("sweep-r-list-zero", ["sweep", "small", "--r", "8,0"], "--r 8,0: [dot] r: 0 is out of range"),
+    ("sweep-r-list-twice", ["sweep", "small", "--r", "8,8"], "--r '8,8' names 8 twice"),
+    ("sweep-r-list-not-int", ["sweep", "small", "--r", "8,x"], "--r takes a comma list of values"),
+    ("sweep-f-list-too-small", ["sweep", "small", "--f", "16,4"], "--f 16,4: [dot] f: 4 is out of range (valid: an "
+     "integer 8..256"),
+    ("sweep-f-list-too-large", ["sweep", "small", "--window-bits", "24,300"], "[dot] f: 300 is out of range"),
+    ("sweep-f-list-with-auto", ["sweep", "small", "--f", "16,auto"], '"auto" is a value of its own, not in an array'),
+    ("sweep-f-list-empty-item", ["sweep", "small", "--f", "16,,24"], "has an empty item"),
+    ("sweep-facet-not-swept", ["sweep", "small", "--facet", "r", "--plot", "x.png"], "cannot facet by r: space "
+     "'small' does not sweep it (r = 8); valid: none"),
+    ("sweep-facet-other-axis", ["sweep", "small", "--f", "16,24", "--facet", "r", "--plot", "x.png"],
+     "cannot facet by r: space 'small' does not sweep it (r = 8); valid: f"),
+    ("sweep-facet-unknown", ["sweep", "small", "--facet", "m", "--plot", "x.png"], "invalid choice: 'm'"),
+    ("sweep-facet-without-plot", ["sweep", "small", "--r", "8,16", "--facet", "r"], "give --plot FILE"),
+    ("sweep-rf-area-space", ["sweep", "area-fp8", "--r", "8,16"], "--r, --f and --facet apply to dot-product"),
+    ("sweep-facet-from-csv-not-swept", ["sweep", "paper", "--from-csv", "{file}", "--facet", "f", "--plot", "x.png"],
+     "cannot facet by f: space 'paper' does not sweep it"),
+] + _space_files([
+    ("space-r-list-not-multiple-of-k1", _RF_HEAD + "r = [16, 24]\n", "[[points]] #1 preset: mx9 has k1 = 16, which "
+     "does not divide [dot] r = 24"),
+    ("space-r-list-out-of-range", _RF_HEAD + "r = [16, 0]\n", "[dot] r: 0 is out of range (valid: an integer 1.."),
+    ("space-r-list-empty", _RF_HEAD + "r = []\n", "[dot] r: is an empty array"),
+    ("space-r-list-twice", _RF_HEAD + "r = [16, 16]\n", "[dot] r: lists 16 more than once"),
+    ("space-r-list-string", _RF_HEAD + 'r = [16, "32"]\n', "[dot] r: must be an integer or an array of integers"),
+    ("space-f-list-out-of-range", _RF_HEAD + "r = 16\nf = [16, 7]\n", "[dot] f: 7 is out of range (valid: an "
+     "integer 8..256"),
+    ("space-f-list-float", _RF_HEAD + "r = 16\nf = [16, 24.0]\n", "[dot] f: must be an integer or an array"),
+    ("space-f-list-auto", _RF_HEAD + 'r = 16\nf = [16, "auto"]\n', '[dot] f: "auto" is a value of its own'),
+    ("space-r-list-grid-k1", 'name = "rf"\n[dot]\nr = [16, 48]\n[[grid]]\nm = [2]\nk1 = [32]\nk2 = [2]\n'
+     'd2 = [1]\n', "[[grid]] #1 k1: 32 does not divide [dot] r = 48"),
+])
+
+
 def _unit_rows():
     out = []
     for cmd in ("verilog", "sim", "synth"):
@@ -776,7 +814,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
-             + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES))
+             + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1304,6 +1342,33 @@ def _latency_api_cases():
 
 
 API_CASES += _latency_api_cases()
+
+
+def _rf_api_cases():
+    """r and f as sweep axes (issue 33, item 2): Space lists, the facet of the figure."""
+    from fpforge.sweep import Space, SweepResult, preset_points
+    from fpforge.sweep.plot import check_facet, plot_pareto
+
+    mx9 = preset_points("mx9")
+    sp = Space("g", mx9, r=16, f=[16, 24])
+    row = dict(name="mx9", family="bdr", r=16, f=16, bits_per_element=9.0, qsnr_db=20.0, cost=1.0, pareto=True)
+    V, T = ValueError, TypeError
+    return [
+        ("space-api-r-list-not-multiple-of-k1", lambda: Space("x", mx9, r=[16, 24]), V,
+         "mx9 has k1 = 16, which does not divide [dot] r = 24"),
+        ("space-api-r-list-zero", lambda: Space("x", mx9, r=[16, 0]), V, "[dot] r: 0 is out of range"),
+        ("space-api-r-list-float", lambda: Space("x", mx9, r=[16, 32.0]), T, "[dot] r: must be an integer"),
+        ("space-api-f-list-out-of-range", lambda: Space("x", mx9, f=[24, 512]), V, "[dot] f: 512 is out of range"),
+        ("space-api-f-list-auto", lambda: Space("x", mx9, f=["auto", 24]), V, '"auto" is a value of its own'),
+        ("space-api-f-list-twice", lambda: Space("x", mx9, f=[24, 24]), V, "[dot] f: lists 24 more than once"),
+        ("sweep-api-facet-not-swept", lambda: check_facet(sp, "r"), V, "cannot facet by r: space 'g' does not sweep"),
+        ("sweep-api-facet-unknown", lambda: check_facet(sp, "m"), V, "unknown facet 'm' (valid: r, f)"),
+        ("sweep-api-plot-facet-not-swept", lambda: plot_pareto(SweepResult(sp, [row]), facet="r"), V,
+         "cannot facet by r"),
+    ]
+
+
+API_CASES += _rf_api_cases()
 
 
 def _ids(rows) -> frozenset:

@@ -46,7 +46,7 @@ VALID = {
 # Where each key lives: (path into VALID, the label the error must name).
 _SCALARS = {  # key path -> kind
     ("name",): "name", ("description",): "str",
-    ("dot", "r"): "int", ("dot", "f"): "f", ("qsnr", "vectors"): "int", ("qsnr", "seed"): "int",
+    ("dot", "r"): "ints", ("dot", "f"): "f", ("qsnr", "vectors"): "int", ("qsnr", "seed"): "int",
     ("synth", "liberty"): "str", ("synth", "abc_script"): "str", ("synth", "flow"): "enum",
     ("grid", 0, "family"): "enum", ("grid", 1, "family"): "enum",
     ("points", 0, "preset"): "enum", ("points", 1, "preset"): "enum", ("points", 1, "name"): "name",
@@ -60,10 +60,11 @@ _WRONG_TYPES = {
     "str": [5, 1.5, True, ["x"], {"a": 1}],
     "name": [5, 1.5, False, ["x"], {"a": 1}],
     "enum": [5, True, ["bdr"], {"a": 1}, 1.5],
-    "f": [1.5, True, [24], {"a": 1}],
+    "f": [1.5, True, ["24"], [24.0], [True], {"a": 1}],
 }
 _BAD_VALUES = {
-    ("name",): [""], ("dot", "r"): [0, -16, 2**21], ("dot", "f"): [7, 257, 0, -24, "AUTO", "Auto", "automatic", "", "24"],
+    ("name",): [""], ("dot", "r"): [0, -16, 2**21, [], [16, 16], [16, 0], [16, 2**21]],
+    ("dot", "f"): [7, 257, 0, -24, "AUTO", "Auto", "automatic", "", "24", [], [24, 24], [24, 7], ["auto"], [24, "auto"]],
     ("qsnr", "vectors"): [0, -1, 10**7], ("qsnr", "seed"): [-1],
     ("synth", "liberty"): ["", "missing.lib", "."], ("synth", "abc_script"): ["", "  "],
     ("synth", "flow"): ["Reuse", "REUSE", " reuse", "fastest", ""],

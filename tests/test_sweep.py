@@ -226,7 +226,7 @@ def test_cli_errors_are_one_line_exit_2(argv, message, capsys, tmp_path, monkeyp
 
 
 def test_space_object_validates_its_arguments():
-    with pytest.raises(FpforgeValueError, match="r: must be an integer in 1..1048576"):
+    with pytest.raises(FpforgeValueError, match=r"\[dot\] r: 0 is out of range \(valid: an integer 1..1048576"):
         Space("x", preset_points("mx9"), r=0)
     with pytest.raises(FpforgeValueError, match="is also the name of a different point"):
         Space("x", [point(m=2, k1=4, name="a"), point(m=3, k1=4, name="a")])
