@@ -29,12 +29,9 @@ import time
 from pathlib import Path
 
 from ..golden.errors import FpforgeValueError, ToolError
+from .equiv_core import SEQ_ENGINES
 
 __all__ = ["SEQ_ENGINES", "equiv_stream", "stream_ports"]
-
-#: The engines of sequential equivalence; the first is the default.
-SEQ_ENGINES = ("tempinduct",)
-
 
 def _layouts(spec):
     """``(core, stream unit, input fields, output fields)``; fields are ``[(name, offset, width)]`` of the
@@ -158,7 +155,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
     from ..hw.generate import default_name, to_verilog
     from ..synth.errors import SynthError
     from ..synth.yosys import run_script
-    from .equiv import EquivResult, _aiger_header, _cell_models, _check_ports, _read_against, _trusted, _yosys
+    from .equiv_core import EquivResult, _aiger_header, _cell_models, _check_ports, _read_against, _trusted, _yosys
 
     t0 = time.perf_counter()
     latency = spec.latency
@@ -240,7 +237,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         golden = {}
         k = first["cycle"] - latency
         if first["gold"]["o_valid"] and k in trace and not any(c["rst"] for c in cycles[k - 1:first["cycle"] - 1]):
-            from .equiv import _golden
+            from .equiv_core import _golden
             from .prove_unit import unit_config
 
             cfg0 = unit_config(dataclasses.replace(spec, latency=0))
