@@ -711,6 +711,44 @@ _EQUIV_CASES = [
     ("equiv-against-registers", [*_EQ, "--against", "{eqreg}"], "eqreg.lib has registers or latches ($dff in module m)"),
 ]
 
+# Batch clusters through dask-jobqueue (issue 33, item 3; docs/sweep.md, "Clusters"): checked before any work.
+_CL = ["sweep", "small", "--cluster"]
+_CLP = ["prove", "encoder", "-f", "e4m3", "--range", "0:16", "--cluster"]
+_CLUSTER_CASES = [
+    ("cluster-unknown-kind", [*_CL, "lsf", "--workers", "2"], "unknown --cluster 'lsf'; valid: slurm, pbs, sge"),
+    ("cluster-workers-zero", [*_CL, "slurm", "--workers", "0"], "--workers must be a positive integer"),
+    ("cluster-workers-negative", [*_CLP, "pbs", "--workers", "-3"], "--workers must be a positive integer"),
+    ("cluster-workers-not-int", [*_CL, "slurm", "--workers", "x"], "--workers: invalid int value: 'x'"),
+    ("cluster-workers-missing", [*_CL, "slurm"], "--cluster slurm needs --workers N"),
+    ("cluster-workers-without-cluster", ["sweep", "small", "--workers", "4"], "--workers applies to --cluster"),
+    ("cluster-option-without-cluster", [*_CLP[:-1], "--cluster-option", "queue=q"], "--cluster-option applies to"),
+    ("cluster-dry-run-without-cluster", ["sweep", "small", "--cluster-dry-run"], "--cluster-dry-run applies to"),
+    ("cluster-option-unknown-key", [*_CL, "slurm", "--cluster-dry-run", "--cluster-option", "partition=cpu"],
+     "'partition' is not an option of --cluster slurm (dask-jobqueue SLURMCluster); valid: account, cores"),
+    ("cluster-option-sge-account", [*_CLP, "sge", "--cluster-dry-run", "--cluster-option", "account=a"],
+     "'account' is not an option of --cluster sge"),
+    ("cluster-option-not-key-value", [*_CL, "pbs", "--cluster-dry-run", "--cluster-option", "queue"],
+     "--cluster-option takes KEY=VALUE"),
+    ("cluster-option-twice", [*_CL, "pbs", "--cluster-dry-run", "--cluster-option", "queue=a", "--cluster-option",
+                              "queue=b"], "--cluster-option queue given twice"),
+    ("cluster-option-cores-not-int", [*_CL, "sge", "--cluster-dry-run", "--cluster-option", "cores=two"],
+     "cluster option cores must be a positive integer, not 'two'"),
+    ("cluster-option-bad-memory", [*_CL, "slurm", "--cluster-dry-run", "--cluster-option", "memory=lots"],
+     "memory must be an amount like 4GB"),
+    ("cluster-option-processes-over-cores", [*_CL, "slurm", "--cluster-dry-run", "--cluster-option", "processes=2"],
+     "processes=2 is more than cores=1"),
+    ("cluster-sbatch-missing", [*_CL, "slurm", "--workers", "2"], "submits its workers with sbatch, which is not on "
+     "PATH", {"PATH": "{empty}"}),
+    ("cluster-qsub-missing-prove", [*_CLP, "pbs", "--workers", "2"], "submits its workers with qsub", {"PATH": "{empty}"}),
+    ("cluster-qsub-missing-prove-all", ["prove", "all", "--cluster", "sge", "--workers", "2"], "with qsub",
+     {"PATH": "{empty}"}),
+    ("cluster-with-scheduler", [*_CL, "slurm", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
+     "starts its own Dask workers: drop --scheduler"),
+    ("cluster-with-jobs-prove", [*_CLP, "sge", "--workers", "2", "--jobs", "2"], "drop --jobs"),
+    ("cluster-from-csv", ["sweep", "small", "--from-csv", "{file}", "--cluster", "slurm", "--cluster-dry-run"],
+     "--from-csv re-reads measured points: --cluster apply"),
+]
+
 
 def _rows(prefix, rows):
     out = []
@@ -738,7 +776,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
-             + _rows("", _FUSESOC_CASES))
+             + _rows("", _FUSESOC_CASES)
+             + _rows("", _CLUSTER_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
