@@ -180,7 +180,7 @@ def _check_workers(workers):
     if not isinstance(workers, int) or isinstance(workers, bool):
         raise FpforgeTypeError(f"workers must be a positive integer (Dask workers to start), not {workers!r}")
     if workers < 1:
-        raise FpforgeValueError(f"--workers must be a positive integer (Dask workers to start), not {workers}")
+        raise FpforgeValueError(f"workers must be a positive integer (Dask workers to start), not {workers}")
 
 
 def job_script(kind, options=None) -> str:

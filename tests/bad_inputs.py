@@ -1278,8 +1278,28 @@ def _equiv_api_cases():
     ]
 
 
+def _cluster_api_cases():
+    from fpforge.jobs.cluster import job_script, start_cluster
+
+    V, T = ValueError, TypeError
+    return [
+        ("cluster-api-unknown-kind", lambda: job_script("lsf"), V, "unknown cluster 'lsf'; valid: slurm, pbs, sge"),
+        ("cluster-api-kind-not-str", lambda: job_script(None), T, "cluster kind must be a string"),
+        ("cluster-api-options-not-dict", lambda: job_script("slurm", ["queue=a"]), T, "must be a dict of keywords"),
+        ("cluster-api-unknown-option", lambda: job_script("pbs", {"partition": "a"}), V,
+         "'partition' is not an option of cluster pbs (dask-jobqueue PBSCluster); valid: account"),
+        ("cluster-api-cores-float", lambda: job_script("sge", {"cores": 1.5}), T, "cores must be a positive integer"),
+        ("cluster-api-cores-zero", lambda: job_script("sge", {"cores": 0}), V, "cores must be a positive integer, not 0"),
+        ("cluster-api-queue-not-str", lambda: job_script("slurm", {"queue": 3}), T, "queue must be a string, not 3"),
+        ("cluster-api-nanny-str", lambda: job_script("slurm", {"nanny": "maybe"}), V, "nanny must be true or false"),
+        ("cluster-api-workers-zero", lambda: start_cluster("slurm", 0).__enter__(), V, "workers must be a positive integer (Dask workers to start), not 0"),
+        ("cluster-api-workers-bool", lambda: start_cluster("slurm", True).__enter__(), T, "workers must be a positive"),
+    ]
+
+
 API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases() + _ppa_api_cases()
 API_CASES += _equiv_api_cases()
+API_CASES += _cluster_api_cases()
 
 
 def _ids(rows) -> frozenset:
