@@ -70,8 +70,8 @@ def add_parser(subparsers):
 
 
 #: The options `fpforge prove all` takes (every other one is refused when given).
-_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler", "fresh", "cluster", "workers", "cluster_option",
-                "cluster_dry_run"}
+_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler", "fresh", "cluster", "workers",
+                "cluster_option", "cluster_dry_run"}
 
 
 def _parse_range(text, domain):

@@ -182,7 +182,8 @@ def _on_executor(args, work):
     from .jobs import executor
 
     try:
-        with cluster_client(args, args.cluster_kwargs) as scheduler, executor(jobs=args.jobs, scheduler=scheduler) as ex:
+        with (cluster_client(args, args.cluster_kwargs) as scheduler,
+              executor(jobs=args.jobs, scheduler=scheduler) as ex):
             return work(ex)
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", None)  # SIGTERM/SIGHUP (fpforge.cli.Terminated): exit 128 + the signal

@@ -739,7 +739,8 @@ _CLUSTER_CASES = [
      "processes=2 is more than cores=1"),
     ("cluster-sbatch-missing", [*_CL, "slurm", "--workers", "2"], "submits its workers with sbatch, which is not on "
      "PATH", {"PATH": "{empty}"}),
-    ("cluster-qsub-missing-prove", [*_CLP, "pbs", "--workers", "2"], "submits its workers with qsub", {"PATH": "{empty}"}),
+    ("cluster-qsub-missing-prove", [*_CLP, "pbs", "--workers", "2"], "submits its workers with qsub",
+     {"PATH": "{empty}"}),
     ("cluster-qsub-missing-prove-all", ["prove", "all", "--cluster", "sge", "--workers", "2"], "with qsub",
      {"PATH": "{empty}"}),
     ("cluster-with-scheduler", [*_CL, "slurm", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
@@ -1289,10 +1290,12 @@ def _cluster_api_cases():
         ("cluster-api-unknown-option", lambda: job_script("pbs", {"partition": "a"}), V,
          "'partition' is not an option of cluster pbs (dask-jobqueue PBSCluster); valid: account"),
         ("cluster-api-cores-float", lambda: job_script("sge", {"cores": 1.5}), T, "cores must be a positive integer"),
-        ("cluster-api-cores-zero", lambda: job_script("sge", {"cores": 0}), V, "cores must be a positive integer, not 0"),
+        ("cluster-api-cores-zero", lambda: job_script("sge", {"cores": 0}), V,
+         "cores must be a positive integer, not 0"),
         ("cluster-api-queue-not-str", lambda: job_script("slurm", {"queue": 3}), T, "queue must be a string, not 3"),
         ("cluster-api-nanny-str", lambda: job_script("slurm", {"nanny": "maybe"}), V, "nanny must be true or false"),
-        ("cluster-api-workers-zero", lambda: start_cluster("slurm", 0).__enter__(), V, "workers must be a positive integer (Dask workers to start), not 0"),
+        ("cluster-api-workers-zero", lambda: start_cluster("slurm", 0).__enter__(), V,
+         "workers must be a positive integer (Dask workers to start), not 0"),
         ("cluster-api-workers-bool", lambda: start_cluster("slurm", True).__enter__(), T, "workers must be a positive"),
     ]
 
