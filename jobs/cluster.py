@@ -26,6 +26,7 @@ import contextlib
 import inspect
 import os
 import shutil
+import time
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, ToolError, ToolMissing, UnknownName
 
@@ -37,6 +38,9 @@ CLUSTER_KINDS = {"slurm": "SLURMCluster", "pbs": "PBSCluster", "sge": "SGECluste
 
 #: fpforge's defaults (see the module docstring for why): one single-threaded worker per job.
 DEFAULTS = {"cores": 1, "processes": 1, "memory": "4GB", "job_name": "fpforge-worker"}
+
+#: Seconds to wait for the batch system's submit command to accept every job.
+SUBMIT_TIMEOUT_S = 120
 
 #: Placeholder scheduler address of a dry run's script.
 PLACEHOLDER = "tcp://SCHEDULER:8786"
@@ -237,18 +241,25 @@ def start_cluster(kind, workers, options=None):
                           f"the cluster's login node; --cluster-dry-run prints the job script)")
     from distributed import Client
 
+    refused = []
+
+    class Job(cls.job_cls):  # records why the batch system refused a job (dask-jobqueue only logs it)
+        async def start(self):
+            try:
+                await super().start()
+            except RuntimeError as e:
+                refused.append(str(e))
+                raise
+
     try:
-        cluster = cls(**opts)
+        cluster = cls(job_cls=Job, **opts)
     except (ValueError, TypeError) as e:
         raise FpforgeValueError(f"--cluster {kind}: {' '.join(str(e).split())}") from None
     try:
         client = Client(cluster)
         try:
             cluster.scale(workers)  # worker processes: ceil(workers / processes) jobs
-            try:
-                cluster.sync(cluster._correct_state)  # submit now: a refused job is an error here, not a hang
-            except RuntimeError as e:
-                raise ToolError(f"--cluster {kind}: {submit} failed: {_last_line(str(e))}") from None
+            _wait_submitted(cluster, refused, f"--cluster {kind}: {submit}")
             yield client
         finally:
             with contextlib.suppress(Exception):
@@ -256,6 +267,19 @@ def start_cluster(kind, workers, options=None):
     finally:
         with contextlib.suppress(Exception):
             cluster.close()
+
+
+def _wait_submitted(cluster, refused, what):
+    """Wait until every job of ``cluster`` is submitted (it has a job id); a refused one is a ToolError."""
+    deadline = time.monotonic() + SUBMIT_TIMEOUT_S
+    while not refused:
+        jobs = list(cluster.workers.values())
+        if len(jobs) >= len(cluster.worker_spec) and all(getattr(j, "job_id", None) for j in jobs):
+            return
+        if time.monotonic() > deadline:
+            raise ToolError(f"{what} did not return a job id within {SUBMIT_TIMEOUT_S} s")
+        time.sleep(0.05)
+    raise ToolError(f"{what} failed: {_last_line(refused[0])}")
 
 
 def _last_line(text):
