@@ -141,11 +141,12 @@ def cluster_options(kind, options=None) -> dict:
     from dask.utils import parse_bytes
 
     try:
-        if parse_bytes(out["memory"]) <= 0:
-            raise ValueError
+        amount = parse_bytes(out["memory"])
     except (ValueError, TypeError):
+        amount = 0
+    if amount <= 0:
         raise FpforgeValueError(f"cluster option memory must be an amount like 4GB or 16GiB, "
-                                f"not {out['memory']!r}") from None
+                                f"not {out['memory']!r}")
     return out
 
 
