@@ -80,7 +80,7 @@ def cluster_client(args, options):
 
     from .jobs.cluster import start_cluster
 
-    print(f"fpforge: submitting {args.workers} worker job{'s' * (args.workers != 1)} to {args.cluster}; work starts "
-          "as they connect", file=sys.stderr, flush=True)
     with start_cluster(args.cluster, args.workers, options) as client:
+        print(f"fpforge: {args.workers} Dask worker{'s' * (args.workers != 1)} submitted to {args.cluster}; the work "
+              "starts as they connect", file=sys.stderr, flush=True)
         yield client

@@ -241,16 +241,17 @@ def start_cluster(kind, workers, options=None):
         raise ToolMissing(f"--cluster {kind} submits its workers with {submit}, which is not on PATH (run fpforge on "
                           f"the cluster's login node; --cluster-dry-run prints the job script)")
     from distributed import Client
+    from distributed.deploy.spec import ProcessInterface
 
     refused = []
 
-    class Job(cls.job_cls):  # records why the batch system refused a job (dask-jobqueue only logs it)
+    class Job(cls.job_cls):  # records why the batch system refused a job (dask-jobqueue logs a traceback)
         async def start(self):
             try:
                 await super().start()
             except RuntimeError as e:
-                refused.append(str(e))
-                raise
+                refused.append(str(e))  # _wait_submitted raises it, in one line
+                await ProcessInterface.start(self)  # "started" without a job id: nothing to cancel
 
     try:
         cluster = cls(job_cls=Job, **opts)
