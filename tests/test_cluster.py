@@ -156,3 +156,12 @@ def test_sweep_runs_on_a_worker_the_fake_sbatch_started(tmp_path, monkeypatch, c
                 os.killpg(int(pid), signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+def test_without_dask_jobqueue_the_error_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)  # `import dask_jobqueue` raises ImportError
+    monkeypatch.chdir(tmp_path)
+    status = main(["sweep", "small", "--cluster", "slurm", "--cluster-dry-run"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.splitlines() == ["fpforge: error: --cluster needs dask-jobqueue: pip install dask-jobqueue"], err
