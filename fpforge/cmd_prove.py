@@ -19,6 +19,7 @@ __all__ = ["add_parser", "run"]
 
 
 def add_parser(subparsers):
+    from .clusteropts import add_cluster_options
     from .unitopts import add_unit_options
 
     p = subparsers.add_parser(
@@ -50,6 +51,7 @@ def add_parser(subparsers):
                    help="input patterns START..END-1 (ints, 0x.. allowed; START:+COUNT; default all)")
     g.add_argument("--jobs", type=int, default=None, help="local worker processes (default: all cores)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a Dask scheduler instead of local processes")
+    add_cluster_options(g)
     g.add_argument("--chunk", type=int, default=None, help="patterns per chunk, the unit of resumption (default 2^24)")
     g.add_argument("--fresh", action="store_true", help="rebuild the harness and recompute chunks already recorded "
                    "by an earlier run (with `prove all --estimate`: sample every row, recorded or not)")
@@ -68,7 +70,8 @@ def add_parser(subparsers):
 
 
 #: The options `fpforge prove all` takes (every other one is refused when given).
-_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler", "fresh"}
+_ALL_OPTIONS = {"help", "only", "list", "estimate", "jobs", "scheduler", "fresh", "cluster", "workers",
+                "cluster_option", "cluster_dry_run"}
 
 
 def _parse_range(text, domain):
@@ -132,6 +135,9 @@ def _check_parallel(args):
         raise FpforgeValueError("choose one of --jobs (local processes) and --scheduler (a Dask cluster)")
     if args.chunk is not None and args.chunk < 1:
         raise FpforgeValueError(f"--chunk must be positive, not {args.chunk}")
+    from .clusteropts import check_cluster
+
+    args.cluster_kwargs = check_cluster(args)  # before any work: nothing submitted, nothing cached
 
 
 #: Mismatches printed per condition (the JSON output has up to 10).
@@ -287,6 +293,7 @@ def _check_environment(args):
 
 
 def _prove_one(args):
+    from .clusteropts import cluster_client, dry_run
     from .sim.prove import CHUNK, prove
     from .sim.prove_unit import conditions_of, domain_of, unit_config, unit_spec
     from .unitopts import print_spec
@@ -303,6 +310,8 @@ def _prove_one(args):
         _check_unit_source(args)
         print_spec(spec)
         return 0
+    if args.cluster_dry_run:
+        return dry_run(args, args.cluster_kwargs)
     _check_environment(args)
     unit = _unit_of(args, cfg)
     _check_build_tools(unit)  # a missing g++/make/perl: one line, before the header
@@ -331,9 +340,9 @@ def _prove_one(args):
                 print(_mismatch_line(m, r.condition, unit))
         sys.stdout.flush()
 
-    with _explained(unit):
+    with _explained(unit), cluster_client(args, args.cluster_kwargs) as scheduler:
         results = prove(unit, conditions, start=start, end=end, seed=seed, chunk=args.chunk or CHUNK,
-                        jobs=args.jobs, scheduler=args.scheduler, store=not args.fresh, progress=not args.json,
+                        jobs=args.jobs, scheduler=scheduler, store=not args.fresh, progress=not args.json,
                         on_result=report)
     wall = time.perf_counter() - t0
     vectors = sum(r.vectors for r in results)
@@ -436,6 +445,7 @@ def build_harnesses(units, pool) -> int:
 
 
 def _estimate(selected, args):
+    from .clusteropts import cluster_client
     from .jobs.results import machine
     from .sim.prove import executor
     from .sim.prove_table import ESTIMATE_SAMPLE, RowStore, estimate, estimate_sources
@@ -469,12 +479,13 @@ def _estimate(selected, args):
             print(line(unit, cond, ns, f"table: {info}"))
     if todo:
         n = sum(len(c) for _, c in todo)
-        where = "on the Dask cluster" if args.scheduler else f"on {cores} local processes"
+        where = "on the Dask cluster" if args.scheduler or args.cluster else f"on {cores} local processes"
         print(f"# sampling {n} row{'s' * (n != 1)} of {len(todo)} unit{'s' * (len(todo) != 1)} {where}; each unit's "
               "harness is built first unless cached (10-60 CPU-seconds)", flush=True)
         progress = _Progress(len(todo), "estimate")
         try:
-            with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
+            with cluster_client(args, args.cluster_kwargs) as scheduler, executor(jobs=args.jobs,
+                                                                                  scheduler=scheduler) as pool:
                 for unit, rows, build in estimate(todo, executor=pool):
                     for cond, ns, mismatches in rows:
                         total += 2**32 * ns / 1e9 / cores
@@ -491,6 +502,7 @@ def _estimate(selected, args):
 
 
 def _prove_all(args):
+    from .clusteropts import cluster_client, dry_run
     from .jobs.results import machine, write_section
     from .sim.prove import PROOF_SEED, executor, prove
     from .sim.prove_table import RowStore, proofs_markdown, record_configs, table_data
@@ -500,11 +512,13 @@ def _prove_all(args):
              if a.option_strings and a.dest not in _ALL_OPTIONS and getattr(args, a.dest, a.default) != a.default]
     if extra:
         raise FpforgeValueError(f"`fpforge prove all` proves the record list; it takes --only, --list, --estimate, "
-                                f"--jobs and --scheduler, not {extra[0]}")
+                                f"--jobs, --scheduler and --cluster, not {extra[0]}")
     if args.fresh and not args.estimate:
         raise FpforgeValueError("`fpforge prove all` takes --fresh with --estimate only (sample every row anew); "
                                 "a run proves the rows not recorded yet")
     _check_parallel(args)
+    if args.cluster_dry_run:
+        return dry_run(args, args.cluster_kwargs)
     _check_environment(args)  # before the units are generated (Amaranth's yosys uses wasmtime's cache)
     configs = record_configs()
     wanted = _parse_only(args.only, configs)
@@ -529,7 +543,7 @@ def _prove_all(args):
         return _estimate(selected, args)
     rows = RowStore()
     t0 = time.perf_counter()
-    with executor(jobs=args.jobs, scheduler=args.scheduler) as pool:
+    with cluster_client(args, args.cluster_kwargs) as scheduler, executor(jobs=args.jobs, scheduler=scheduler) as pool:
         build_harnesses([u for u, conds in selected if any(rows.get(u, c, PROOF_SEED) is None for c in conds)], pool)
         for unit, conds in selected:
             todo = []

@@ -15,6 +15,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers):
     from .cliutil import seed_arg
+    from .clusteropts import add_cluster_options
     from .sweep import SPACES
     from .sweep.area import AREA_SPACES
     from .sweep.space import FLOWS
@@ -35,6 +36,7 @@ def add_parser(subparsers):
                                                                 "0: in this process)")
     g.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="a Dask scheduler, tcp://HOST:PORT (workers need fpforge installed)")
+    add_cluster_options(p.add_argument_group("batch cluster (docs/sweep.md, Clusters)"))
     c = p.add_mutually_exclusive_group()
     c.add_argument("--cache", default=None, metavar="DIR", help="result cache (default: the per-user cache, "
                                                                 "$FPFORGE_CACHE/sweep)")
@@ -101,6 +103,9 @@ def run(args) -> int:
         raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    from .clusteropts import check_cluster
+
+    args.cluster_kwargs = check_cluster(args)  # before any work: nothing submitted, nothing cached
     if args.cache is not None and not args.cache.strip():
         raise FpforgeValueError("--cache needs a directory name (an empty one would be the working directory)")
     if args.facet is not None and not (out_plot or args.results):
@@ -123,6 +128,10 @@ def run(args) -> int:
         return _run_area(args, space, cache, out_csv, out_json, out_plot)
     if args.no_synth and (out_plot or args.claims):
         raise FpforgeValueError("--plot and --claims need areas: drop --no-synth")
+    if args.cluster_dry_run:
+        from .clusteropts import dry_run
+
+        return dry_run(args, args.cluster_kwargs)
     result = _on_executor(args, lambda ex: sweep_run(space, executor=ex, cache=cache, synth=not args.no_synth,
                                                      vectors=args.vectors, seed=args.seed))
     if result is None:
@@ -139,6 +148,7 @@ def _run_csv(args, out_csv, out_json, out_plot):
     given = [opt for opt, on in (("--vectors", args.vectors is not None), ("--seed", args.seed is not None),
                                  ("--no-synth", args.no_synth), ("--flow", args.flow is not None),
                                  ("--jobs", args.jobs is not None), ("--scheduler", args.scheduler is not None),
+                                 ("--cluster", args.cluster is not None),
                                  ("--cache", args.cache is not None), ("--no-cache", args.no_cache)) if on]
     if given:
         raise FpforgeValueError(f"--from-csv re-reads measured points: {', '.join(given)} apply to a sweep that "
@@ -216,11 +226,13 @@ def _outputs(args, result, out_csv, out_json, out_plot):
 
 
 def _on_executor(args, work):
-    """``work(executor)`` on --jobs/--scheduler; None after Ctrl-C (finished tasks are cached)."""
+    """``work(executor)`` on --jobs/--scheduler/--cluster; None after Ctrl-C (finished tasks are cached)."""
+    from .clusteropts import cluster_client
     from .jobs import executor
 
     try:
-        with executor(jobs=args.jobs, scheduler=args.scheduler) as ex:
+        with (cluster_client(args, args.cluster_kwargs) as scheduler,
+              executor(jobs=args.jobs, scheduler=scheduler) as ex):
             return work(ex)
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", None)  # SIGTERM/SIGHUP (fpforge.cli.Terminated): exit 128 + the signal
@@ -238,6 +250,10 @@ def _run_area(args, space, cache, out_csv, out_json, out_plot):
             or args.count_scale_bits):
         raise FpforgeValueError(f"{space.name} is an area table: --plot, --claims, --no-synth, --vectors, --seed, "
                                 "--flow and --count-scale-bits apply to dot-product spaces")
+    if args.cluster_dry_run:
+        from .clusteropts import dry_run
+
+        return dry_run(args, args.cluster_kwargs)
     table = _on_executor(args, lambda ex: run_area(space, executor=ex, cache=cache))
     if table is None:
         return 130

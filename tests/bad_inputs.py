@@ -748,6 +748,44 @@ _LATENCY_CASES = [
     ("equiv-latency-block-format", ["equiv", "encoder", "-f", "mx9", "--latency", "2"],
      "fpforge equiv handles scalar narrow formats, not 'mx9'"),
 ]
+# Batch clusters through dask-jobqueue (issue 33, item 3; docs/sweep.md, "Clusters"): checked before any work.
+_CL = ["sweep", "small", "--cluster"]
+_CLP = ["prove", "encoder", "-f", "e4m3", "--range", "0:16", "--cluster"]
+_CLUSTER_CASES = [
+    ("cluster-unknown-kind", [*_CL, "lsf", "--workers", "2"], "unknown --cluster 'lsf'; valid: slurm, pbs, sge"),
+    ("cluster-workers-zero", [*_CL, "slurm", "--workers", "0"], "--workers must be a positive integer"),
+    ("cluster-workers-negative", [*_CLP, "pbs", "--workers", "-3"], "--workers must be a positive integer"),
+    ("cluster-workers-not-int", [*_CL, "slurm", "--workers", "x"], "--workers: invalid int value: 'x'"),
+    ("cluster-workers-missing", [*_CL, "slurm"], "--cluster slurm needs --workers N"),
+    ("cluster-workers-without-cluster", ["sweep", "small", "--workers", "4"], "--workers applies to --cluster"),
+    ("cluster-option-without-cluster", [*_CLP[:-1], "--cluster-option", "queue=q"], "--cluster-option applies to"),
+    ("cluster-dry-run-without-cluster", ["sweep", "small", "--cluster-dry-run"], "--cluster-dry-run applies to"),
+    ("cluster-option-unknown-key", [*_CL, "slurm", "--cluster-dry-run", "--cluster-option", "partition=cpu"],
+     "'partition' is not an option of --cluster slurm (dask-jobqueue SLURMCluster); valid: account, cores"),
+    ("cluster-option-sge-account", [*_CLP, "sge", "--cluster-dry-run", "--cluster-option", "account=a"],
+     "'account' is not an option of --cluster sge"),
+    ("cluster-option-not-key-value", [*_CL, "pbs", "--cluster-dry-run", "--cluster-option", "queue"],
+     "--cluster-option takes KEY=VALUE"),
+    ("cluster-option-twice", [*_CL, "pbs", "--cluster-dry-run", "--cluster-option", "queue=a", "--cluster-option",
+                              "queue=b"], "--cluster-option queue given twice"),
+    ("cluster-option-cores-not-int", [*_CL, "sge", "--cluster-dry-run", "--cluster-option", "cores=two"],
+     "cluster option cores must be a positive integer, not 'two'"),
+    ("cluster-option-bad-memory", [*_CL, "slurm", "--cluster-dry-run", "--cluster-option", "memory=lots"],
+     "memory must be an amount like 4GB"),
+    ("cluster-option-processes-over-cores", [*_CL, "slurm", "--cluster-dry-run", "--cluster-option", "processes=2"],
+     "processes=2 is more than cores=1"),
+    ("cluster-sbatch-missing", [*_CL, "slurm", "--workers", "2"], "submits its workers with sbatch, which is not on "
+     "PATH", {"PATH": "{empty}"}),
+    ("cluster-qsub-missing-prove", [*_CLP, "pbs", "--workers", "2"], "submits its workers with qsub",
+     {"PATH": "{empty}"}),
+    ("cluster-qsub-missing-prove-all", ["prove", "all", "--cluster", "sge", "--workers", "2"], "with qsub",
+     {"PATH": "{empty}"}),
+    ("cluster-with-scheduler", [*_CL, "slurm", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
+     "starts its own Dask workers: drop --scheduler"),
+    ("cluster-with-jobs-prove", [*_CLP, "sge", "--workers", "2", "--jobs", "2"], "drop --jobs"),
+    ("cluster-from-csv", ["sweep", "small", "--from-csv", "{file}", "--cluster", "slurm", "--cluster-dry-run"],
+     "--from-csv re-reads measured points: --cluster apply"),
+]
 
 
 def _rows(prefix, rows):
@@ -814,7 +852,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _MSGS) + _rows("", _SILENT) + _rows("", _SLOW)
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
-             + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES))
+             + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
+             + _rows("", _CLUSTER_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1315,8 +1354,30 @@ def _equiv_api_cases():
     ]
 
 
+def _cluster_api_cases():
+    from fpforge.jobs.cluster import job_script, start_cluster
+
+    V, T = ValueError, TypeError
+    return [
+        ("cluster-api-unknown-kind", lambda: job_script("lsf"), V, "unknown cluster 'lsf'; valid: slurm, pbs, sge"),
+        ("cluster-api-kind-not-str", lambda: job_script(None), T, "cluster kind must be a string"),
+        ("cluster-api-options-not-dict", lambda: job_script("slurm", ["queue=a"]), T, "must be a dict of keywords"),
+        ("cluster-api-unknown-option", lambda: job_script("pbs", {"partition": "a"}), V,
+         "'partition' is not an option of cluster pbs (dask-jobqueue PBSCluster); valid: account"),
+        ("cluster-api-cores-float", lambda: job_script("sge", {"cores": 1.5}), T, "cores must be a positive integer"),
+        ("cluster-api-cores-zero", lambda: job_script("sge", {"cores": 0}), V,
+         "cores must be a positive integer, not 0"),
+        ("cluster-api-queue-not-str", lambda: job_script("slurm", {"queue": 3}), T, "queue must be a string, not 3"),
+        ("cluster-api-nanny-str", lambda: job_script("slurm", {"nanny": "maybe"}), V, "nanny must be true or false"),
+        ("cluster-api-workers-zero", lambda: start_cluster("slurm", 0).__enter__(), V,
+         "workers must be a positive integer (Dask workers to start), not 0"),
+        ("cluster-api-workers-bool", lambda: start_cluster("slurm", True).__enter__(), T, "workers must be a positive"),
+    ]
+
+
 API_CASES = _api_cases() + _space_api_cases() + _decode_source_cases() + _audit_api_cases() + _ppa_api_cases()
 API_CASES += _equiv_api_cases()
+API_CASES += _cluster_api_cases()
 
 
 def _latency_api_cases():
