@@ -25,6 +25,10 @@ def add_parser(sub):
     y.add_argument("--activity", default=None, metavar="KIND",
                    help="switching activity of --power: vectorless (the default: OpenSTA propagates 0.1 "
                         "transitions per clock at each input) or workload (not yet available)")
+    y.add_argument("--goal", default=None, metavar="GOAL",
+                   help="mapping goal: delay (the default: minimum depth, then area recovery) or area (depth "
+                        "relaxed for less area, the MX paper's method; with --clock-ns the least area that meets "
+                        "the clock; docs/synth.md)")
     y.add_argument("--netlist-out", default=None, metavar="FILE",
                    help="write the mapped gate-level netlist (Verilog, as OpenSTA reads it)")
     y.add_argument("--json", action="store_true", help="print the JSON report")
@@ -60,6 +64,10 @@ def _check_ppa_options(args) -> None:
                              "use --activity vectorless")
         if not args.power:
             raise UsageError("--activity applies to --power (give --power --clock-ns T)")
+    from .synth.flow import GOALS
+
+    if args.goal is not None and args.goal not in GOALS:
+        raise UsageError(f"unknown --goal {args.goal!r}; valid: {', '.join(GOALS)}")
     if args.power and args.clock_ns is None:
         raise UsageError("--power needs --clock-ns T (power is reported at that clock period)")
     check_output(args.netlist_out, "--netlist-out")
@@ -99,7 +107,7 @@ def run(args) -> int:
               flush=True)
     report = synthesize(text, name, liberty=args.liberty, keep_hierarchy=args.keep_hierarchy,
                         netlist=args.netlist_out is not None, clock_ns=args.clock_ns, power=args.power,
-                        activity=args.activity or "vectorless")
+                        activity=args.activity or "vectorless", goal=args.goal or "delay")
     netlist_text = report.pop("netlist_verilog", None)
     if args.netlist_out is not None:
         write_output(args.netlist_out, netlist_text)

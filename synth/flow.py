@@ -79,6 +79,9 @@ from .yosys import (  # noqa: F401
 __all__ = [
     "DEFAULT_ABC_SCRIPT",
     "FAST_ABC_SCRIPT",
+    "AREA_ABC_SCRIPT",
+    "FAST_AREA_ABC_SCRIPT",
+    "GOALS",
     "DEFAULT_LIBERTY",
     "REUSE_AREA_TOLERANCE",
     "REUSE_MIN_WIDTH",
@@ -102,6 +105,20 @@ DEFAULT_ABC_SCRIPT: str = "strash; &get -n; &dch -f; &nf; &put"
 #: The liberty ABC script of the fast flow (``pre_abc=False``): one ``dc2`` rewriting round before the
 #: choice mapping stands in for the skipped generic ``abc -fast`` pass.
 FAST_ABC_SCRIPT: str = "strash; dc2; &get -n; &dch -f; &nf; &put"
+
+#: Mapping goals (``goal=``, ``fpforge synth --goal``): ``delay`` maps for minimum depth (unit-delay model), then
+#: recovers area (the default: every committed area table uses it); ``area`` lets ``&nf`` relax the depth by
+#: up to 1000 % (``-R 1000``) to save area, as the MX paper's "synthesis maps for minimum area" asks
+#: (docs/synth.md, "Mapping goal"; measured by bench/bench_goal.py).
+GOALS: tuple[str, ...] = ("delay", "area")
+
+#: :data:`DEFAULT_ABC_SCRIPT` with the depth relaxed (``goal="area"``).
+AREA_ABC_SCRIPT: str = "strash; &get -n; &dch -f; &nf -R 1000; &put"
+#: :data:`FAST_ABC_SCRIPT` with the depth relaxed (``goal="area"``, ``pre_abc=False``).
+FAST_AREA_ABC_SCRIPT: str = "strash; dc2; &get -n; &dch -f; &nf -R 1000; &put"
+
+_GOAL_SCRIPTS = {("delay", True): DEFAULT_ABC_SCRIPT, ("delay", False): FAST_ABC_SCRIPT,
+                 ("area", True): AREA_ABC_SCRIPT, ("area", False): FAST_AREA_ABC_SCRIPT}
 
 _DEFAULT_TIMEOUT_S = 600.0
 
@@ -178,6 +195,7 @@ def synthesize(
     power: bool = False,
     activity: str = "vectorless",
     ops_per_cycle: int = 1,
+    goal: str = "delay",
 ) -> dict:
     """Synthesize a Verilog design to Liberty cells and report its area (and, with ``clock_ns``, its
     delay, slack and power from OpenSTA: docs/ppa.md).
@@ -236,6 +254,14 @@ def synthesize(
         available.
     ops_per_cycle : int, default 1
         Operations the unit completes per clock cycle (one conversion, one block, one dot product).
+    goal : str, default "delay"
+        The mapping goal (:data:`GOALS`). ``"delay"``: ABC maps for minimum depth, then recovers area
+        (:data:`DEFAULT_ABC_SCRIPT`). ``"area"``: the depth may grow (``&nf -R 1000``,
+        :data:`AREA_ABC_SCRIPT`) for less area. With ``clock_ns``, ``"area"`` is the least area that meets
+        the clock: the relaxed mapping (sized for the clock) and the delay mapping for the clock are both
+        run, and the smaller one with slack >= 0 is reported (the delay mapping if neither meets it);
+        ``goal_candidates`` lists both. ``goal="area"`` with an ``abc_script`` is an error (the script
+        decides the mapping).
 
     Returns
     -------
@@ -244,8 +270,9 @@ def synthesize(
         only), ``abc_script``, ``pre_abc``, ``reuse``, ``reused_multipliers`` (instances of
         :data:`REUSE_MODULE`; 0 without ``reuse``), ``yosys_version``, ``cells`` (type -> count),
         ``cell_count``, ``area_um2``, ``nand2_cell``, ``nand2_area_um2``,
-        ``ge``, ``flip_flops`` and ``logic_depth`` (see the module docstring
-        for the definitions of GE and depth).
+        ``ge``, ``flip_flops``, ``logic_depth`` (see the module docstring
+        for the definitions of GE and depth) and ``goal`` (the goal whose script ran; None for an
+        ``abc_script`` of the caller's own).
 
     Raises
     ------
@@ -255,11 +282,20 @@ def synthesize(
     """
     if not isinstance(top, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", top):
         raise SynthError(f"invalid top module name: {top!r}")
+    check_goal(goal)
     lib_path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else resolve_liberty(liberty))
+    if goal == "area" and abc_script is not None:
+        from ..golden.errors import FpforgeValueError
+
+        raise FpforgeValueError("goal='area' picks the ABC script: give goal or abc_script, not both")
     ppa = check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle)
+    if ppa is not None and goal == "area":
+        return _area_at_clock(verilog, top, ppa, dict(
+            liberty=liberty, keep_hierarchy=keep_hierarchy, timeout=timeout, netlist=netlist, pre_abc=pre_abc,
+            reuse=reuse, clock_ns=clock_ns, power=power, activity=activity, ops_per_cycle=ops_per_cycle))
     if ppa is not None and abc_script is None:
         abc_script = ppa["abc_script"]
-    script = DEFAULT_ABC_SCRIPT if abc_script is None else abc_script
+    script = _GOAL_SCRIPTS[goal, bool(pre_abc)] if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
     if reuse and keep_hierarchy:
@@ -389,6 +425,7 @@ def synthesize(
         "ge": ge,
         "flip_flops": flops,
         "logic_depth": depth,
+        "goal": _goal_of(script, ppa),
     }
     if ppa is not None:
         from .sta import sta_version
@@ -407,6 +444,38 @@ def synthesize(
     if netlist or ppa is not None:
         report["netlist_verilog"] = netlist_text
     return report
+
+
+def check_goal(goal) -> str:
+    """``goal`` if it is one of :data:`GOALS`, else a one-line error naming them (no cast)."""
+    from ..golden.errors import FpforgeTypeError, UnknownName
+
+    if not isinstance(goal, str):
+        raise FpforgeTypeError(f"goal must be a name ({', '.join(GOALS)}), not {goal!r}")
+    if goal not in GOALS:
+        raise UnknownName(f"unknown goal {goal!r}; valid: {', '.join(GOALS)}")
+    return goal
+
+
+def _goal_of(script: str, ppa: dict | None) -> str | None:
+    """The goal whose built-in script ``script`` is, or None (a script of the caller's own)."""
+    if ppa is not None:
+        return "delay" if script == ppa["abc_script"] else ("area" if script == ppa["area_abc_script"] else None)
+    return {v: g for (g, _), v in _GOAL_SCRIPTS.items()}.get(script)
+
+
+def _area_at_clock(verilog, top, ppa, options) -> dict:
+    """``goal="area"`` with a clock: the least area that meets it. Both the relaxed mapping (sized for the
+    clock) and the delay mapping for the clock run; the smaller with slack >= 0 wins, else the delay
+    mapping (the better slack, as a rule) with its negative slack."""
+    reports = [synthesize(verilog, top, abc_script=ppa[key], **options)
+               for key in ("area_abc_script", "abc_script")]
+    met = [r for r in reports if r["slack_ns"] >= 0]
+    best = min(met, key=lambda r: r["area_um2"]) if met else reports[1]
+    best["goal"] = "area"
+    best["goal_candidates"] = [dict(abc_script=r["abc_script"], area_um2=r["area_um2"], slack_ns=r["slack_ns"],
+                                    logic_depth=r["logic_depth"]) for r in reports]
+    return best
 
 
 def _has_input(netlist_json: dict, top: str, name: str) -> bool:
@@ -456,8 +525,9 @@ def check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle) -> dict |
     load_ff = round(4 * cap * (lib.cap_unit_ff or 1000.0), 4)
     sta_command()  # no OpenSTA: fail before yosys runs
     target = max(1, round(clock_ns * 1000))
-    return {"abc_script": f"strash; &get -n; &dch -f; &nf -D {target}; &put; buffer; upsize -D {target}; "
-                          f"dnsize -D {target}; stime -p",
+    sizing = f"; &put; buffer; upsize -D {target}; dnsize -D {target}; stime -p"
+    return {"abc_script": f"strash; &get -n; &dch -f; &nf -D {target}" + sizing,
+            "area_abc_script": "strash; &get -n; &dch -f; &nf -R 1000" + sizing,
             "driving_cell": name, "driving_pin": pin_out, "output_load_ff": load_ff, "delay_target_ps": target}
 
 
@@ -588,6 +658,11 @@ def format_report(report: dict) -> str:
         ("logic depth", f"{report.get('logic_depth')} cells"),
         ("cells", str(report.get("cell_count"))),
     ]
+    if report.get("goal") == "area":  # the default (delay) report stays as it was
+        rows.append(("goal", "area (depth relaxed for less area)"))
+        for c in report.get("goal_candidates") or ():
+            rows.append(("  tried", f"{c['area_um2']:.3f} um^2, slack {c['slack_ns']:+.4f} ns, depth "
+                                    f"{c['logic_depth']}: {c['abc_script']}"))
     if report.get("clock_ns") is not None:
         rows += _ppa_rows(report)
     width = max(len(k) for k, _ in rows)
