@@ -833,6 +833,17 @@ _RF_CASES = [
      'd2 = [1]\n', "[[grid]] #1 k1: 32 does not divide [dot] r = 48"),
 ])
 
+# the mapping goal of fpforge synth (issue 34, item 3): checked before the library, the tools or yosys
+_GOAL_CASES = [
+    ("synth-goal-unknown", ["synth", "encoder", "-f", "e5m2", "--goal", "size"],
+     "unknown --goal 'size'; valid: delay, area"),
+    ("synth-goal-case", ["synth", "encoder", "-f", "e5m2", "--goal", "Area"], "unknown --goal 'Area'; valid: delay, area"),
+    ("synth-goal-empty", ["synth", "encoder", "-f", "e5m2", "--goal", ""], "unknown --goal ''; valid: delay, area"),
+    ("synth-goal-missing-value", ["synth", "encoder", "-f", "e5m2", "--goal"], "expected one argument"),
+    ("synth-goal-area-clock-area-only-liberty", ["synth", "encoder", "-f", "e5m2", "--goal", "area", "--clock-ns", "2"],
+     "has no timing tables"),
+]
+
 
 def _unit_rows():
     out = []
@@ -853,7 +864,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
              + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
-             + _rows("", _CLUSTER_CASES))
+             + _rows("", _CLUSTER_CASES)
+             + _rows("", _GOAL_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1430,6 +1442,28 @@ def _rf_api_cases():
 
 
 API_CASES += _rf_api_cases()
+
+
+def _goal_api_cases():
+    """synthesize(goal=): a name of GOALS, no cast; checked before yosys runs."""
+    from fpforge.synth import synthesize
+
+    src = "module x(input a, output y); assign y = ~a; endmodule\n"
+    V, T = ValueError, TypeError
+    return [
+        ("synth-api-goal-int", lambda: synthesize(src, "x", goal=5), T, "goal must be a name (delay, area), not 5"),
+        ("synth-api-goal-none", lambda: synthesize(src, "x", goal=None), T, "goal must be a name (delay, area)"),
+        ("synth-api-goal-unknown", lambda: synthesize(src, "x", goal="size"), V,
+         "unknown goal 'size'; valid: delay, area"),
+        ("synth-api-goal-case", lambda: synthesize(src, "x", goal="AREA"), V, "unknown goal 'AREA'"),
+        ("synth-api-goal-with-script", lambda: synthesize(src, "x", goal="area", abc_script="strash; &get -n; &nf; &put"),
+         V, "give goal or abc_script, not both"),
+        ("synth-api-goal-clock-area-only", lambda: synthesize(src, "x", goal="area", clock_ns=2), V,
+         "has no timing tables"),
+    ]
+
+
+API_CASES += _goal_api_cases()
 
 
 def _ids(rows) -> frozenset:
