@@ -133,6 +133,13 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
         raise FpforgeTypeError(f"fpforge.sweep.run takes a dot-product space; {space.name!r} is an area table "
                                "(fpforge.sweep.area.run_area)")
     space = space.with_(vectors=vectors, seed=seed)
+    if space.ppa and synth:  # a library with timing and power tables, and OpenSTA: before any work
+        from ..synth import DEFAULT_LIBERTY
+        from ..synth.flow import check_ppa
+        from ..synth.liberty import check_liberty
+
+        lib_path, lib = check_liberty(space.liberty or DEFAULT_LIBERTY)
+        check_ppa(lib, lib_path, space.clock_ns, True, space.activity, 1)
     if cache is False:
         store = None
     elif isinstance(cache, Store):

@@ -1472,6 +1472,33 @@ def _rf_api_cases():
 API_CASES += _rf_api_cases()
 
 
+def _sweep_ppa_api_cases():
+    """PPA in a sweep (issue 28, item 3): Space(clock_ns=, ppa=, cost=), run() on an area-only liberty."""
+    from fpforge.sweep import Space, preset_points
+    from fpforge.sweep import run as sweep_run
+
+    e4 = preset_points("e4m3")
+    V, T = ValueError, TypeError
+    return [
+        ("sweep-api-ppa-without-clock", lambda: Space("x", e4, r=4, ppa=True), V, "[synth] ppa: delay, power and "
+         "energy need a clock period"),
+        ("sweep-api-ppa-not-bool", lambda: Space("x", e4, r=4, ppa=1, clock_ns=5), T, "ppa: must be true or false"),
+        ("sweep-api-clock-string", lambda: Space("x", e4, r=4, clock_ns="5"), T, "clock_ns: must be a number"),
+        ("sweep-api-clock-inf", lambda: Space("x", e4, r=4, clock_ns=float("inf")), V, "clock_ns: inf is not a period"),
+        ("sweep-api-cost-unknown", lambda: Space("x", e4, r=4, cost="power"), V, "unknown cost 'power' (valid: "
+         "area-memory, energy-memory, area-delay)"),
+        ("sweep-api-cost-energy-without-ppa", lambda: Space("x", e4, r=4, cost="energy-memory"), V,
+         "cost energy-memory needs the PPA columns"),
+        ("sweep-api-activity-workload", lambda: Space("x", e4, r=4, activity="workload"), V, "unknown activity "
+         "'workload'"),
+        ("sweep-api-ppa-area-only-liberty", lambda: sweep_run(Space("x", e4, r=4, ppa=True, clock_ns=5), cache=False,
+                                                              progress=False), V, "fpforge45.lib has no timing tables"),
+    ]
+
+
+API_CASES += _sweep_ppa_api_cases()
+
+
 def _ids(rows) -> frozenset:
     return frozenset(row[0] for row in rows)
 
