@@ -16,9 +16,10 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers):
     from .cliutil import seed_arg
     from .clusteropts import add_cluster_options
+    from .cmd_synth import _clock_ns
     from .sweep import SPACES
     from .sweep.area import AREA_SPACES
-    from .sweep.space import FLOWS
+    from .sweep.space import COSTS, FLOWS
 
     names = ", ".join([*SPACES, *AREA_SPACES])
     p = subparsers.add_parser("sweep", help="design-space sweep (the MX paper's Fig. 7) or an area table, cached, "
@@ -60,6 +61,15 @@ def add_parser(subparsers):
                    help="synthesis flow (default: the space's, standard = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
                         "(docs/sweep.md)")
+    q = p.add_argument_group("PPA: delay, power and energy per unit (docs/sweep.md, docs/ppa.md)")
+    q.add_argument("--ppa", action="store_true", help="add delay_ns, slack_ns, power_mw, energy_pj and energy_rel "
+                                                      "(OpenSTA; needs --clock-ns and e.g. --liberty osu018)")
+    q.add_argument("--liberty", default=None, help="liberty file or name (fpforge45, osu018) for every unit "
+                                                   "(default: the space's [synth] liberty, else fpforge45)")
+    q.add_argument("--clock-ns", type=_clock_ns, default=None, metavar="T", help="clock period of --ppa (ns)")
+    q.add_argument("--cost", choices=COSTS, default=None,
+                   help="Pareto cost, relative to FP8 at the same r and f: area-memory (the default, the paper's), "
+                        "energy-memory or area-delay (these need --ppa)")
 
 
 def _check_out(path, exts, what):
@@ -123,6 +133,7 @@ def run(args) -> int:
         check_yosys_cache()
     if args.flow is not None and getattr(space, "kind", "dot") == "dot":
         space = space.with_(flow=args.flow)
+    space = _ppa(args, space)  # before any work: nothing computed, nothing cached
     cache = False if args.no_cache else args.cache
     if getattr(space, "kind", "dot") == "area":
         return _run_area(args, space, cache, out_csv, out_json, out_plot)
@@ -141,6 +152,54 @@ def run(args) -> int:
     return _outputs(args, result, out_csv, out_json, out_plot)
 
 
+def _ppa(args, space):
+    """The space with --ppa, --liberty, --clock-ns and --cost, checked (library with timing and power tables,
+    OpenSTA) before any work."""
+    from .golden.errors import FpforgeError
+
+    given = [o for o, v in (("--ppa", args.ppa), ("--liberty", args.liberty), ("--clock-ns", args.clock_ns),
+                            ("--cost", args.cost)) if v]
+    if not given:
+        space_ppa = getattr(space, "ppa", False)
+    elif getattr(space, "kind", "dot") != "dot":
+        raise FpforgeValueError(f"{space.name} is an area table: {', '.join(given)} apply to dot-product spaces")
+    else:
+        space_ppa = args.ppa or space.ppa
+    if args.no_synth and space_ppa:
+        raise FpforgeValueError("--ppa measures synthesized units: drop --no-synth")
+    if not given and not space_ppa:
+        return space
+    if args.ppa and args.clock_ns is None and space.clock_ns is None:
+        raise FpforgeValueError("--ppa needs --clock-ns T (delay, power and energy are measured at that clock "
+                                "period), e.g. --ppa --liberty osu018 --clock-ns 5")
+    if args.cost not in (None, "area-memory") and not space_ppa:
+        raise FpforgeValueError(f"--cost {args.cost} needs the PPA columns: add --ppa --liberty osu018 --clock-ns T "
+                                "(without --ppa the cost is area-memory)")
+    if args.clock_ns is not None and not space_ppa:
+        raise FpforgeValueError("--clock-ns is the clock period of --ppa: add --ppa")
+    liberty = space.liberty
+    if args.liberty is not None:
+        from .synth.tech import resolve_liberty
+
+        liberty = resolve_liberty(args.liberty)
+    lib_path = None
+    if args.liberty is not None or space_ppa:
+        from .synth import DEFAULT_LIBERTY
+        from .synth.liberty import check_liberty
+
+        lib_path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
+    try:
+        space = space.with_(liberty=str(lib_path) if args.liberty is not None else None, clock_ns=args.clock_ns,
+                            ppa=space_ppa, cost=args.cost)
+    except FpforgeError as e:
+        raise type(e)(f"{', '.join(given) or 'the space'}: {e}") from None
+    if space_ppa:
+        from .synth.flow import check_ppa
+
+        check_ppa(lib, lib_path, space.clock_ns, True, space.activity, 1)  # timing + power tables, OpenSTA
+    return space
+
+
 def _run_csv(args, out_csv, out_json, out_plot):
     """--from-csv: the outputs from a CSV of measured points (nothing is measured)."""
     from .sweep import read_csv
@@ -149,7 +208,9 @@ def _run_csv(args, out_csv, out_json, out_plot):
                                  ("--no-synth", args.no_synth), ("--flow", args.flow is not None),
                                  ("--jobs", args.jobs is not None), ("--scheduler", args.scheduler is not None),
                                  ("--cluster", args.cluster is not None),
-                                 ("--cache", args.cache is not None), ("--no-cache", args.no_cache)) if on]
+                                 ("--cache", args.cache is not None), ("--no-cache", args.no_cache),
+                                 ("--ppa", args.ppa), ("--liberty", args.liberty is not None),
+                                 ("--clock-ns", args.clock_ns is not None), ("--cost", args.cost is not None)) if on]
     if given:
         raise FpforgeValueError(f"--from-csv re-reads measured points: {', '.join(given)} apply to a sweep that "
                                 "measures them")
@@ -284,6 +345,11 @@ def _command(args):
         parts.append(f"--seed {args.seed}")
     if args.flow is not None:
         parts.append(f"--flow {args.flow}")
+    if args.ppa:
+        parts.append("--ppa")
+    for opt in ("liberty", "clock_ns", "cost"):
+        if getattr(args, opt) is not None:
+            parts.append(f"--{opt.replace('_', '-')} {getattr(args, opt)}")
     for opt in ("r", "f", "facet"):
         if getattr(args, opt) is not None:
             parts.append(f"--{opt} {getattr(args, opt)}")

@@ -13,7 +13,8 @@ Cache keys (:func:`numerics_key`, :func:`verilog_key`, :func:`area_key`) hold wh
   source and the Amaranth version; the result is the Verilog's SHA-256, its top name and the Verilog
   itself (zlib, base64: the area task synthesizes it without generating it again);
 * area: that SHA-256 and top name (the generated Verilog itself), the liberty file's SHA-256, the ABC
-  script, the flow and the yosys build and version. A change of fpforge's source regenerates the Verilog
+  script, the flow and the yosys build and version; with PPA (a ``clock_ns`` in the task) also the liberty's
+  path, the clock, the activity and the OpenSTA version. A change of fpforge's source regenerates the Verilog
   (cheap) and resynthesizes only the units whose Verilog changed; a warm rerun only reads files.
 """
 
@@ -135,7 +136,17 @@ def area_key(task) -> dict:
         from ..synth.flow import REUSE_RULE
 
         key["reuse"] = REUSE_RULE
+    if task.get("clock_ns") is not None:  # PPA: the library (path and contents), clock, activity and OpenSTA
+        from ..synth.sta import sta_version
+
+        key.update(liberty_path=str(task.get("liberty") or DEFAULT_LIBERTY), clock_ns=task["clock_ns"],
+                   activity=task.get("activity", "vectorless"), power=True, sta=_sta_version(sta_version))
     return key
+
+
+@functools.lru_cache(maxsize=1)
+def _sta_version(fn):
+    return fn()
 
 
 def _abc_script(task):
@@ -279,13 +290,19 @@ def area_task(task) -> dict:
                         "(fpforge versions differ?)")
     t1 = time.perf_counter()
     c1 = _child_cpu()
-    rep = synthesize(verilog, top, liberty=task.get("liberty"), abc_script=_abc_script(task),
-                     pre_abc=task.get("pre_abc", True), reuse=bool(task.get("reuse")))
+    ppa = task.get("clock_ns") is not None
+    kw = dict(clock_ns=task["clock_ns"], power=True, activity=task.get("activity", "vectorless"),
+              abc_script=task.get("abc_script")) if ppa else dict(abc_script=_abc_script(task))
+    # (PPA without a space's own ABC script: the flow's delay-target script)
+    rep = synthesize(verilog, top, liberty=task.get("liberty"), pre_abc=task.get("pre_abc", True),
+                     reuse=bool(task.get("reuse")), **kw)
     t2 = time.perf_counter()
     backend, version = yosys_backend()
     out = dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
                flip_flops=rep["flip_flops"], logic_depth=rep["logic_depth"], top=top, verilog_sha256=sha,
                yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
+    if ppa:
+        out.update({k: rep[k] for k in ("clock_ns", "delay_ns", "slack_ns", "power_mw", "energy_pj")})
     if task.get("reuse"):
         out["reused_multipliers"] = rep["reused_multipliers"]
     return out

@@ -205,7 +205,7 @@ def pareto_figure(result, title=None, facet=None):
     bits = [r["bits_per_element"] for r in rows]
     sc = None
     for ax, (head, prows) in zip(axs[0], panels):
-        sc = _draw(ax, prows, [rf_group(r, sp) for r in prows], min(bits), max(bits))
+        sc = _draw(ax, prows, [rf_group(r, sp) for r in prows], min(bits), max(bits), getattr(sp, "cost", "area-memory"))
         if head:
             ax.set_title(head, fontsize=10)
     for ax in axs[0][1:]:
@@ -234,7 +234,7 @@ def pareto_figure(result, title=None, facet=None):
     return fig
 
 
-def _draw(ax, rows, groups, vmin, vmax):
+def _draw(ax, rows, groups, vmin, vmax, cost="area-memory"):
     """One panel: the points, each (r, f) group's frontier, the named formats; returns the points' collection."""
     from matplotlib.ticker import FuncFormatter, LogLocator
 
@@ -260,7 +260,10 @@ def _draw(ax, rows, groups, vmin, vmax):
     ax.xaxis.set_major_locator(LogLocator(base=2))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.axvline(1.0, color="0.5", lw=0.8, ls="--", zorder=1)
-    ax.set_xlabel("cost = dot-product area × memory, relative to FP8 (E4M3 + E5M2 unit, 8 bits) = 1   (log scale)",
+    from .table import COST_LABELS
+
+    what = COST_LABELS[cost]
+    ax.set_xlabel(f"{what}, relative to FP8 (E4M3 + E5M2 unit, 8 bits) = 1   (log scale)",
                   fontsize=10 if len(keys) == 1 else 8)
     ax.set_ylabel("QSNR (dB), mean over vectors")
     ax.grid(True, which="major", color="0.9", lw=0.6, zorder=0)

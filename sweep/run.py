@@ -10,7 +10,7 @@ from ..golden.errors import FpforgeTypeError
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
 from .evaluate import area_key, area_task, numerics_key, numerics_task, task_unit, unit_spec, verilog_key, verilog_task
 from .space import Space, load_space
-from .table import SweepResult, memory_rel, pareto_groups, with_scale_bits
+from .table import SweepResult, cost_of, memory_rel, pareto_groups, with_scale_bits
 
 __all__ = ["evaluate", "run"]
 
@@ -48,6 +48,8 @@ REUSE_STANDARD = ("mxint8",)
 
 def _area(space, spec):
     task = dict(kind="area", unit=task_unit(spec), liberty=space.liberty, abc_script=space.abc_script)
+    if space.ppa:  # delay, slack, power and energy at the space's clock (the key: library, clock, activity)
+        task.update(clock_ns=space.clock_ns, activity=space.activity)
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
     elif space.flow == "reuse" and spec.format not in REUSE_STANDARD:
@@ -131,6 +133,13 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
         raise FpforgeTypeError(f"fpforge.sweep.run takes a dot-product space; {space.name!r} is an area table "
                                "(fpforge.sweep.area.run_area)")
     space = space.with_(vectors=vectors, seed=seed)
+    if space.ppa and synth:  # a library with timing and power tables, and OpenSTA: before any work
+        from ..synth import DEFAULT_LIBERTY
+        from ..synth.flow import check_ppa
+        from ..synth.liberty import check_liberty
+
+        lib_path, lib = check_liberty(space.liberty or DEFAULT_LIBERTY)
+        check_ppa(lib, lib_path, space.clock_ns, True, space.activity, 1)
     if cache is False:
         store = None
     elif isinstance(cache, Store):
@@ -192,7 +201,12 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
                 else:
                     row["fp8_area_um2"] = base["area_um2"]
                     row["area_rel"] = a["area_um2"] / base["area_um2"]
-                    row["cost"] = row["area_rel"] * row["memory_rel"]
+                    if space.ppa:
+                        row.update(delay_ns=a["delay_ns"], slack_ns=a["slack_ns"], power_mw=a["power_mw"],
+                                   energy_pj=a["energy_pj"], fp8_delay_ns=base["delay_ns"],
+                                   fp8_energy_pj=base["energy_pj"])
+                        row["energy_rel"] = _ratio(a["energy_pj"], base["energy_pj"])
+                    row["cost"] = cost_of(row, space.cost)
         if errors:
             row["error"] = "; ".join(errors)
             failures.append((_cell_name(space, row), row["error"]))
@@ -204,6 +218,10 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
                  failed=sum(isinstance(o, TaskFailure) for o in results.values()))
     stats["computed"] = stats["tasks"] - stats["cached"]
     return SweepResult(space, rows, failures, stats)
+
+
+def _ratio(x, base):
+    return x / base if base else None  # (a unit of no energy or delay at all: no ratio)
 
 
 def _cell_name(space, row):

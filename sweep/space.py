@@ -16,6 +16,9 @@ list of points. Points come from ``[[grid]]`` tables (the cartesian product of t
     liberty = "path/to/cells.lib"     # default: the bundled fpforge45.lib
     abc_script = "..."                # default: fpforge.synth.DEFAULT_ABC_SCRIPT (fast flow: FAST_ABC_SCRIPT)
     flow = "standard"                 # "fast": synth -noabc; "reuse": multipliers synthesized once per shape
+    clock_ns = 3.0                    # clock period of the PPA columns (default: none)
+    ppa = false                       # true: delay, slack, power and energy per unit (needs clock_ns, a
+                                      # liberty with timing and power tables, e.g. osu018; OpenSTA)
     [[grid]]
     family = "bdr"                    # bdr (default) or int
     m  = [2, 4]                       # an integer or a list, every key
@@ -77,6 +80,9 @@ FAMILIES = ("bdr", "ocp", "fp", "int")
 #: (``pre_abc=False``) and maps with ``FAST_ABC_SCRIPT`` unless the space names its own script; ``reuse`` is
 #: the standard flow with each multiplier synthesized once per shape and counted per instance (``reuse=True``).
 FLOWS = ("standard", "fast", "reuse")
+#: Pareto costs of a dot-product sweep (``--cost``): area x memory (the paper's), energy x memory, area x delay,
+#: each factor relative to the FP8 unit at the same r and f. The last two need PPA (``ppa=True``, ``clock_ns``).
+COSTS = ("area-memory", "energy-memory", "area-delay")
 
 _BDR_PRESETS = ("mx9", "mx6", "mx4", "msfp12", "msfp16")
 _OCP_PRESETS = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
@@ -394,7 +400,8 @@ class Space:
     kind = "dot"
 
     def __init__(self, name, points, *, r=16, f=24, vectors=DEFAULT_VECTORS, seed=DEFAULT_SEED, liberty=None,
-                 abc_script=None, flow="standard", description="", where="", labels=None):
+                 abc_script=None, flow="standard", description="", where="", labels=None, clock_ns=None, ppa=False,
+                 activity="vectorless", cost="area-memory"):
         if not isinstance(name, str) or not name:
             raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
                            "a non-empty string")
@@ -420,6 +427,10 @@ class Space:
         self.abc_script = abc_script
         _choice(where, "[synth]", "flow", flow, FLOWS)
         self.flow = flow
+        self.clock_ns, self.ppa, self.activity, self.cost = _check_ppa(where, clock_ns, ppa, activity, cost)
+        if self.ppa and flow == "reuse":
+            raise _problem(FpforgeValueError, where, "[synth]", "flow", "the reuse flow counts multiplier instances "
+                           "in a hierarchical netlist; timing and power need the flat one", "standard, fast with PPA")
         if not isinstance(description, str):
             raise _problem(FpforgeTypeError, where, "", "description", f"must be a string, not {_show(description)}",
                            "a string")
@@ -441,7 +452,8 @@ class Space:
     def with_(self, **kw):
         """A copy with ``vectors``, ``seed`` (or other settings) replaced; None keeps the value."""
         args = dict(r=self.r, f=self.f, vectors=self.vectors, seed=self.seed, liberty=self.liberty,
-                    abc_script=self.abc_script, flow=self.flow, description=self.description)
+                    abc_script=self.abc_script, flow=self.flow, description=self.description, clock_ns=self.clock_ns,
+                    ppa=self.ppa, activity=self.activity, cost=self.cost)
         args.update({k: v for k, v in kw.items() if v is not None})
         return Space(self.name, self.points, **args)
 
@@ -477,6 +489,33 @@ class Space:
         :attr:`rs` not above it (a block point whose k1 exceeds r runs at r = k1)."""
         below = [x for x in self.rs if x <= r]
         return max(below) if below else r
+
+
+def _check_ppa(where, clock_ns, ppa, activity, cost):
+    """The PPA settings of a space (``[synth] clock_ns``, ``ppa``, ``activity``; the Pareto ``cost``), checked:
+    ``ppa`` needs ``clock_ns``; the energy and delay costs need ``ppa``."""
+    if clock_ns is not None:
+        if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)):
+            raise _problem(FpforgeTypeError, where, "[synth]", "clock_ns", f"must be a number, not {_show(clock_ns)}",
+                           "a clock period in ns > 0")
+        if not (math.isfinite(clock_ns) and clock_ns > 0):
+            raise _problem(FpforgeValueError, where, "[synth]", "clock_ns", f"{clock_ns!r} is not a period",
+                           "a clock period in ns > 0")
+        clock_ns = float(clock_ns)
+    if not isinstance(ppa, bool):
+        raise _problem(FpforgeTypeError, where, "[synth]", "ppa", f"must be true or false, not {_show(ppa)}",
+                       "true, false")
+    _choice(where, "[synth]", "activity", activity, ("vectorless",),
+            "vectorless (workload: toggles from a gate-level simulation, not yet available)")
+    _choice(where, "", "cost", cost, COSTS)
+    if ppa and clock_ns is None:
+        raise _problem(FpforgeValueError, where, "[synth]", "ppa", "delay, power and energy need a clock period",
+                       "give clock_ns (--clock-ns T)")
+    if cost != "area-memory" and not ppa:
+        raise _problem(FpforgeValueError, where, "", "cost", f"cost {cost} needs the PPA columns",
+                       "area-memory without PPA; --ppa --clock-ns T (or [synth] ppa = true, clock_ns) for "
+                       + ", ".join(COSTS[1:]))
+    return clock_ns, ppa, activity, cost
 
 
 _AXIS_VALID = {"r": f"an integer 1..{MAX_R}, or an array of them",
@@ -515,7 +554,7 @@ def _check_name(name, where=""):
 
 _TOP = {"name": "", "description": "", "dot": "[dot]", "qsnr": "[qsnr]", "synth": "[synth]", "grid": "[[grid]]",
         "points": "[[points]]"}
-_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "abc_script", "flow")}
+_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "abc_script", "flow", "clock_ns", "ppa")}
 _POINT_KEYS = ("preset", "name", "family", *_KEYS)
 #: QSNR vectors a space may ask for (``fpforge.golden.qsnr.MAX_VALUES`` values of 256).
 MAX_VECTORS = (1 << 24) // VECTOR_LENGTH
@@ -647,7 +686,8 @@ def from_dict(data: dict, where="", announce=None) -> Space:
         grid_pts += pts
         grid_labels += [label] * len(pts)
     space = Space(name, grid_pts + points, r=r[0] if len(r) == 1 else list(r), f=f[0] if len(f) == 1 else list(f), vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
-                  flow=flow, description=description, where=where, labels=grid_labels + labels)
+                  flow=flow, description=description, where=where, labels=grid_labels + labels,
+                  clock_ns=sy.get("clock_ns"), ppa=sy.get("ppa", False))
     if total > LARGE_GRID and announce is not None:
         announce(f"{where}{len(space.points):,} distinct points (grid combinations that are not BDR configurations "
                  "skipped, identical ones merged)")

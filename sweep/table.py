@@ -12,14 +12,20 @@ from dataclasses import dataclass, field
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..jobs import write_atomic
 
-__all__ = ["COLUMNS", "SCALE_BITS", "SCALED_FAMILIES", "SweepResult", "memory_accesses", "memory_rel", "pareto",
-           "pareto_groups", "read_csv", "rf_group", "with_scale_bits"]
+__all__ = ["COLUMNS", "COST_LABELS", "SCALE_BITS", "SCALED_FAMILIES", "SweepResult", "cost_of", "memory_accesses",
+           "memory_rel", "pareto", "pareto_groups", "read_csv", "rf_group", "with_scale_bits"]
+
+#: The x axis of the figure for each cost (:data:`fpforge.sweep.space.COSTS`).
+COST_LABELS = {"area-memory": "cost = dot-product area × memory",
+               "energy-memory": "cost = energy per dot product × memory",
+               "area-delay": "cost = dot-product area × delay"}
 
 #: CSV columns, in order (the issue's list, then the unit's synthesis facts, the reading of the INT/FP8 points'
-#: scale and the error of a failed point).
+#: scale, the PPA columns (empty without PPA: ``fpforge sweep --ppa``) and the error of a failed point).
 COLUMNS = ("name", "family", "m", "k1", "d1", "k2", "d2", "r", "f", "bits_per_element", "qsnr_db", "qsnr_p5_db",
            "area_um2", "ge", "area_rel", "memory_rel", "cost", "pareto", "fp8_area_um2", "cell_count",
-           "flip_flops", "logic_depth", "qsnr_scale", "scale_bits_counted", "error")
+           "flip_flops", "logic_depth", "qsnr_scale", "scale_bits_counted", "delay_ns", "slack_ns", "power_mw", "energy_pj",
+           "energy_rel", "error")
 
 #: Families whose QSNR is measured with a per-vector FP32 amax scale that is not part of the format (INT-like,
 #: E4M3/E5M2, HiF8, CFloat8): ``qsnr_scale`` = ``fp32_per_vector``. BDR and OCP MX points carry their scales
@@ -73,6 +79,22 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
     return [None if c is None or q is None else q >= by_cost[c] and q > below[c] + tol for c, q in pts]
 
 
+def cost_of(row, cost="area-memory"):
+    """The Pareto cost of a row (:data:`~fpforge.sweep.space.COSTS`): ``area_rel × memory_rel`` (the paper's),
+    ``energy_rel × memory_rel`` or ``area_rel × delay_ns / fp8_delay_ns``, each relative to the FP8 unit at the
+    same r and f; None where a factor is missing (an unsynthesized or failed point, no PPA columns)."""
+    a, m = row.get("area_rel"), row.get("memory_rel")
+    if cost == "area-memory":
+        return None if a is None or m is None else a * m
+    if cost == "energy-memory":
+        e = row.get("energy_rel")
+        return None if e is None or m is None else e * m
+    if cost == "area-delay":
+        d, d0 = row.get("delay_ns"), row.get("fp8_delay_ns")
+        return None if a is None or d is None or not d0 else a * d / d0
+    raise UnknownName(f"unknown cost {cost!r}; valid: area-memory, energy-memory, area-delay")
+
+
 def rf_group(row, space=None) -> tuple:
     """The (r, f) group of a row of ``space``: the swept r its unit belongs to (:meth:`Space.group_r`: a block
     point whose k1 exceeds r runs at r = k1, in the group of the largest swept r not above it) and its f
@@ -123,7 +145,7 @@ def with_scale_bits(rows, counted, space=None) -> list:
             r["bits_per_element"] = r["bits_per_element"] + (per if counted else -per)
             r["memory_rel"] = memory_rel(r["bits_per_element"])
             if r.get("area_rel") is not None:
-                r["cost"] = r["area_rel"] * r["memory_rel"]
+                r["cost"] = cost_of(r, getattr(space, "cost", "area-memory"))
             moved = True
         out.append(_scale_columns(r, counted))
     if moved:
@@ -136,7 +158,8 @@ def with_scale_bits(rows, counted, space=None) -> list:
 _CSV_TYPES = dict(m=int, k1=int, d1=int, k2=int, d2=int, r=int, f=int, bits_per_element=float, qsnr_db=float,
                   qsnr_p5_db=float, area_um2=float, ge=float, area_rel=float, memory_rel=float, cost=float,
                   pareto="bool", fp8_area_um2=float, cell_count=int, flip_flops=int, logic_depth=int,
-                  scale_bits_counted="bool")
+                  scale_bits_counted="bool", delay_ns=float, slack_ns=float, power_mw=float, energy_pj=float,
+                  energy_rel=float)
 _CSV_NEEDED = ("name", "family", "bits_per_element", "qsnr_db", "area_rel", "memory_rel", "cost", "pareto")
 
 

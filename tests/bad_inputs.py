@@ -845,6 +845,47 @@ _GOAL_CASES = [
 ]
 
 
+# `fpforge sweep SPACE --ppa --liberty L --clock-ns T --cost C` (issue 28, item 3): refused before any work.
+_PPA_SPACE = 'name = "pp"\n[dot]\nr = 4\n[[points]]\npreset = "e4m3"\n[synth]\n'
+_SWEEP_PPA_CASES = [
+    ("sweep-ppa-without-clock", ["sweep", "small", "--ppa", "--liberty", "osu018"], "--ppa needs --clock-ns T"),
+    ("sweep-ppa-area-only-liberty", ["sweep", "small", "--ppa", "--clock-ns", "5"], "fpforge45.lib has no timing tables"),
+    ("sweep-ppa-fpforge45", ["sweep", "small", "--ppa", "--clock-ns", "5", "--liberty", "fpforge45"],
+     "fpforge45.lib has no timing tables"),
+    ("sweep-ppa-no-power-tables", ["sweep", "small", "--ppa", "--clock-ns", "5", "--liberty", "{timelib}"],
+     "timelib.lib has no internal_power tables"),
+    ("sweep-ppa-liberty-unknown-name", ["sweep", "small", "--liberty", "osu18"],
+     "unknown liberty 'osu18'; valid names: fpforge45, osu018"),
+    ("sweep-ppa-osu018-not-installed", ["sweep", "small", "--ppa", "--liberty", "osu018", "--clock-ns", "5"],
+     "liberty osu018 (the OSU 0.18 um cells of Debian's qflow-tech-osu018) is not installed", {"FPFORGE_TECH": "{empty}"}),
+    ("sweep-ppa-sta-missing", ["sweep", "small", "--ppa", "--liberty", "osu018", "--clock-ns", "5"],
+     "is not an executable OpenSTA `sta`", {"FPFORGE_STA": "{dir}/nosta"}),
+    ("sweep-ppa-clock-zero", ["sweep", "small", "--ppa", "--clock-ns", "0"], "finite number of ns > 0, not '0'"),
+    ("sweep-ppa-clock-nan", ["sweep", "small", "--ppa", "--clock-ns", "nan"], "finite number of ns > 0, not 'nan'"),
+    ("sweep-clock-without-ppa", ["sweep", "small", "--clock-ns", "5"], "--clock-ns is the clock period of --ppa"),
+    ("sweep-cost-energy-without-ppa", ["sweep", "small", "--cost", "energy-memory"],
+     "--cost energy-memory needs the PPA columns: add --ppa"),
+    ("sweep-cost-delay-without-ppa", ["sweep", "small", "--cost", "area-delay", "--liberty", "osu018"],
+     "--cost area-delay needs the PPA columns"),
+    ("sweep-cost-unknown", ["sweep", "small", "--cost", "power"], "invalid choice: 'power' (choose from 'area-memory'"),
+    ("sweep-ppa-no-synth", ["sweep", "small", "--ppa", "--clock-ns", "5", "--no-synth"], "drop --no-synth"),
+    ("sweep-ppa-area-table", ["sweep", "area-fp8", "--ppa", "--clock-ns", "5"], "area-fp8 is an area table: --ppa"),
+    ("sweep-ppa-from-csv", ["sweep", "small", "--from-csv", "{file}", "--ppa", "--clock-ns", "5"],
+     "--from-csv re-reads measured points: --ppa, --clock-ns"),
+    ("sweep-ppa-reuse-flow", ["sweep", "small", "--ppa", "--clock-ns", "5", "--liberty", "osu018", "--flow", "reuse"],
+     "the reuse flow counts multiplier instances"),
+] + _space_files([
+    ("space-ppa-without-clock", _PPA_SPACE + "ppa = true\n", "[synth] ppa: delay, power and energy need a clock "
+     "period (valid: give clock_ns"),
+    ("space-ppa-not-bool", _PPA_SPACE + 'ppa = "yes"\nclock_ns = 5\n', "[synth] ppa: must be true or false"),
+    ("space-clock-zero", _PPA_SPACE + "ppa = true\nclock_ns = 0\n", "[synth] clock_ns: 0 is not a period"),
+    ("space-clock-string", _PPA_SPACE + 'clock_ns = "5ns"\n', "[synth] clock_ns: must be a number"),
+    ("space-ppa-area-only-liberty", _PPA_SPACE + "ppa = true\nclock_ns = 5\n", "fpforge45.lib has no timing tables"),
+    ("space-ppa-unknown-key", _PPA_SPACE + "clock = 5\n", "[synth] clock: unknown key (valid: liberty, abc_script, "
+     "flow, clock_ns, ppa)"),
+])
+
+
 def _unit_rows():
     out = []
     for cmd in ("verilog", "sim", "synth"):
@@ -864,7 +905,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _AUDIT) + _rows("", _AUDIT_SPACES)
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
              + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
-             + _rows("", _CLUSTER_CASES)
+             + _rows("", _CLUSTER_CASES) + _rows("", _SWEEP_PPA_CASES)
              + _rows("", _GOAL_CASES))
 
 
@@ -1464,6 +1505,33 @@ def _goal_api_cases():
 
 
 API_CASES += _goal_api_cases()
+
+
+def _sweep_ppa_api_cases():
+    """PPA in a sweep (issue 28, item 3): Space(clock_ns=, ppa=, cost=), run() on an area-only liberty."""
+    from fpforge.sweep import Space, preset_points
+    from fpforge.sweep import run as sweep_run
+
+    e4 = preset_points("e4m3")
+    V, T = ValueError, TypeError
+    return [
+        ("sweep-api-ppa-without-clock", lambda: Space("x", e4, r=4, ppa=True), V, "[synth] ppa: delay, power and "
+         "energy need a clock period"),
+        ("sweep-api-ppa-not-bool", lambda: Space("x", e4, r=4, ppa=1, clock_ns=5), T, "ppa: must be true or false"),
+        ("sweep-api-clock-string", lambda: Space("x", e4, r=4, clock_ns="5"), T, "clock_ns: must be a number"),
+        ("sweep-api-clock-inf", lambda: Space("x", e4, r=4, clock_ns=float("inf")), V, "clock_ns: inf is not a period"),
+        ("sweep-api-cost-unknown", lambda: Space("x", e4, r=4, cost="power"), V, "unknown cost 'power' (valid: "
+         "area-memory, energy-memory, area-delay)"),
+        ("sweep-api-cost-energy-without-ppa", lambda: Space("x", e4, r=4, cost="energy-memory"), V,
+         "cost energy-memory needs the PPA columns"),
+        ("sweep-api-activity-workload", lambda: Space("x", e4, r=4, activity="workload"), V, "unknown activity "
+         "'workload'"),
+        ("sweep-api-ppa-area-only-liberty", lambda: sweep_run(Space("x", e4, r=4, ppa=True, clock_ns=5), cache=False,
+                                                              progress=False), V, "fpforge45.lib has no timing tables"),
+    ]
+
+
+API_CASES += _sweep_ppa_api_cases()
 
 
 def _ids(rows) -> frozenset:
