@@ -224,6 +224,8 @@ def _csv_row(raw, name, line):
                                         f", not {v!r}") from None
             if kind is float and not math.isfinite(row[k]) and k not in ("qsnr_db", "qsnr_p5_db"):
                 raise FpforgeValueError(f"{name} line {line}: {k} must be finite, not {v!r}")
+    for k in COLUMNS:  # a CSV written before a column existed (the PPA columns): read as empty
+        row.setdefault(k, None)
     if not row.get("name") or row.get("bits_per_element") is None:
         raise FpforgeValueError(f"{name} line {line}: a point needs a name and its bits_per_element")
     if row.get("scale_bits_counted") is None and row.get("family") in SCALED_FAMILIES:
