@@ -30,22 +30,20 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..golden.errors import FpforgeValueError, ToolError
+from ..golden.errors import ToolError
 from .equiv_core import (
     DEFAULT_TIMEOUT,
     ENGINES,
     SEQ_ENGINES,
     EquivResult,
+    _against_files,
     _aiger_header,
-    _cell_models,
     _check_args,
-    _check_ports,
     _counterexample,
     _eval,
     _golden,
     _input_bits,
     _miter_script,
-    _read_against,
     _run_abc,
     _trusted,
     _verdict,
@@ -56,6 +54,7 @@ from .equiv_core import (
 from .equiv_stream import equiv_stream
 
 __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "check_unit", "equiv"]
+
 
 def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=None,
           timeout=DEFAULT_TIMEOUT) -> EquivResult:
@@ -113,20 +112,7 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
             gate_files, gate_top = ["gate.v", "cells.v"], name
             gate_desc = f"netlist ({Path(report['liberty']).name}, {report['cell_count']} cells)"
         else:
-            text, gate_top, actual, undefined = _read_against(work, against, top, liberty)
-            _check_ports(f"{Path(against).name}: module {gate_top}", actual, expected)
-            gate_files = ["against.v"]
-            if liberty is not None and not undefined:
-                raise FpforgeValueError(f"{Path(against).name} instantiates no module it does not define; liberty "
-                                        "(--liberty) applies to a netlist of library cells")
-            if undefined:
-                if liberty is None:
-                    raise FpforgeValueError(f"{Path(against).name} instantiates modules it does not define "
-                                            f"({', '.join(undefined[:6])}{', ...' if len(undefined) > 6 else ''}); "
-                                            "for a netlist of library cells give --liberty")
-                (work / "cells.v").write_text(_cell_models(liberty, undefined, Path(against).name))
-                gate_files.append("cells.v")
-            gate_desc = f"file {Path(against).name}: module {gate_top}"
+            gate_files, gate_top, gate_desc = _against_files(work, against, top, liberty, expected)
         gold_desc = f"generated {name}"
         _yosys(work, _miter_script(name, gate_top, gate_files), f"building the miter of {name}",
                bad_input=not netlist)

@@ -260,6 +260,26 @@ def _read_against(work: Path, path, top, liberty, sequential=False):
     return text, top, _ports_of(modules[top]), undefined
 
 
+
+def _against_files(work: Path, against, top, liberty, expected, sequential=False):
+    """``(gate files, top module, description)`` of the user's ``--against`` file in ``work``: its module chosen,
+    its ports checked against ``expected``, and models of the library cells it uses (``liberty``) beside it."""
+    _, gate_top, actual, undefined = _read_against(work, against, top, liberty, sequential=sequential)
+    name = Path(against).name
+    _check_ports(f"{name}: module {gate_top}", actual, expected)
+    gate_files = ["against.v"]
+    if liberty is not None and not undefined:
+        raise FpforgeValueError(f"{name} instantiates no module it does not define; liberty "
+                                "(--liberty) applies to a netlist of library cells")
+    if undefined:
+        if liberty is None:
+            raise FpforgeValueError(f"{name} instantiates modules it does not define "
+                                    f"({', '.join(undefined[:6])}{', ...' if len(undefined) > 6 else ''}); "
+                                    "for a netlist of library cells give --liberty")
+        (work / "cells.v").write_text(_cell_models(liberty, undefined, name))
+        gate_files.append("cells.v")
+    return gate_files, gate_top, f"file {name}: module {gate_top}"
+
 def _check_ports(what, actual, expected):
     from .prove_unit import _check_ports as check
 

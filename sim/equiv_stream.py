@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..golden.errors import FpforgeValueError, ToolError
+from ..golden.errors import ToolError
 from .equiv_core import SEQ_ENGINES
 
 __all__ = ["SEQ_ENGINES", "equiv_stream", "stream_ports"]
@@ -155,7 +155,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
     from ..hw.generate import default_name, to_verilog
     from ..synth.errors import SynthError
     from ..synth.yosys import run_script
-    from .equiv_core import EquivResult, _aiger_header, _cell_models, _check_ports, _read_against, _trusted, _yosys
+    from .equiv_core import EquivResult, _against_files, _aiger_header, _trusted, _yosys
 
     t0 = time.perf_counter()
     latency = spec.latency
@@ -172,20 +172,8 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
             (work / "gate.v").write_text(to_verilog(stream, stream_name))
             gate_files, gate_top, gate_desc = ["gate.v"], stream_name, f"generated {stream_name}"
         else:
-            _, gate_top, actual, undefined = _read_against(work, against, top, liberty, sequential=latency)
-            _check_ports(f"{Path(against).name}: module {gate_top}", actual, expected)
-            gate_files = ["against.v"]
-            if liberty is not None and not undefined:
-                raise FpforgeValueError(f"{Path(against).name} instantiates no module it does not define; liberty "
-                                        "(--liberty) applies to a netlist of library cells")
-            if undefined:
-                if liberty is None:
-                    raise FpforgeValueError(f"{Path(against).name} instantiates modules it does not define "
-                                            f"({', '.join(undefined[:6])}{', ...' if len(undefined) > 6 else ''}); "
-                                            "for a netlist of library cells give --liberty")
-                (work / "cells.v").write_text(_cell_models(liberty, undefined, Path(against).name))
-                gate_files.append("cells.v")
-            gate_desc = f"file {Path(against).name}: module {gate_top}"
+            gate_files, gate_top, gate_desc = _against_files(work, against, top, liberty, expected,
+                                                             sequential=latency)
         (work / "side.v").write_text(_side("gate_side", gate_top, iw, ow))
         gate_files.append("side.v")
         gold_desc = f"{core_name} + {latency} register stage{'s' * (latency != 1)}"
