@@ -2,6 +2,7 @@
 
 * :func:`fpforge`: the command line in a subprocess, as a user runs it.
 * :func:`all_patterns`: every bit pattern of a 16-bit source, as that source's numpy values.
+* :data:`TINY`: a sweep space of three cheap dot units (tests of the sweep and of killed sweeps).
 * :func:`run_comb`: drive a combinational Amaranth unit vector by vector and read its outputs, in
   Amaranth's own simulator (async testbench).
 """
@@ -14,7 +15,25 @@ import sys
 import ml_dtypes
 import numpy as np
 
-__all__ = ["SIXTEEN_BIT", "all_patterns", "fpforge", "run_comb"]
+__all__ = ["SIXTEEN_BIT", "TINY", "all_patterns", "fpforge", "run_comb"]
+
+#: A sweep space of three cheap dot units and the r = 2 FP8 baseline: a few seconds of yosys each.
+TINY = """
+name = "tiny"
+[dot]
+r = 2
+f = 8
+[qsnr]
+vectors = 64
+[[grid]]
+m = [1]
+k1 = [2]
+k2 = [1]
+d2 = [0, 1]
+[[points]]
+preset = "e4m3"
+"""
+
 
 #: The 16-bit sources and their numpy dtypes.
 SIXTEEN_BIT = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16}

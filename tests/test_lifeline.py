@@ -15,27 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import TINY
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="walks /proc (Linux)")
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Three cheap dot units and the r = 2 FP8 baseline (as tests/test_sweep.py's TINY): ~10 s of work on 2
-# workers, the first yosys run ~3 s in.
-TINY = """
-name = "tiny"
-[dot]
-r = 2
-f = 8
-[qsnr]
-vectors = 64
-[[grid]]
-m = [1]
-k1 = [2]
-k2 = [1]
-d2 = [0, 1]
-[[points]]
-preset = "e4m3"
-"""
 
 #: An FP32 -> E4M3 encoder in every (mode, sat) pair over 2^26 patterns (4 chunks per pair): the harness is
 #: tests/test_prove.py's (built once in the user cache), --fresh so that no chunk comes from the store.

@@ -19,6 +19,8 @@ from fpforge.jobs import Store, executor
 from fpforge.sweep import SPACES, Space, load_space, memory_rel, pareto, point, preset_points, run
 from fpforge.sweep.evaluate import numerics_task, quantize_int
 
+from helpers import TINY
+
 ISSUE_TOML = """
 name = "small"
 [dot]
@@ -33,23 +35,6 @@ k2 = [2, 16]
 d2 = [0, 1]
 [[points]]
 preset = "fp8"
-"""
-
-# Three cheap units (and the r = 2 FP8 baseline): a few seconds of yosys each.
-TINY = """
-name = "tiny"
-[dot]
-r = 2
-f = 8
-[qsnr]
-vectors = 64
-[[grid]]
-m = [1]
-k1 = [2]
-k2 = [1]
-d2 = [0, 1]
-[[points]]
-preset = "e4m3"
 """
 
 
