@@ -3,19 +3,21 @@
 * :func:`fpforge`: the command line in a subprocess, as a user runs it.
 * :func:`all_patterns`: every bit pattern of a 16-bit source, as that source's numpy values.
 * :data:`TINY`: a sweep space of three cheap dot units (tests of the sweep and of killed sweeps).
+* :func:`ppa_missing`: why delay/power cannot be measured here (no OpenSTA, no osu018), or None.
 * :func:`run_comb`: drive a combinational Amaranth unit vector by vector and read its outputs, in
   Amaranth's own simulator (async testbench).
 """
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
 import ml_dtypes
 import numpy as np
 
-__all__ = ["SIXTEEN_BIT", "TINY", "all_patterns", "fpforge", "run_comb"]
+__all__ = ["SIXTEEN_BIT", "TINY", "all_patterns", "fpforge", "ppa_missing", "run_comb"]
 
 #: A sweep space of three cheap dot units and the r = 2 FP8 baseline: a few seconds of yosys each.
 TINY = """
@@ -37,6 +39,21 @@ preset = "e4m3"
 
 #: The 16-bit sources and their numpy dtypes.
 SIXTEEN_BIT = {"fp16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+@functools.lru_cache(maxsize=1)
+def ppa_missing() -> str | None:
+    """The one-line reason OpenSTA or the osu018 cells are missing (the PPA tests skip with it), or None."""
+    from fpforge.golden.errors import FpforgeError
+    from fpforge.synth.sta import sta_command
+    from fpforge.synth.tech import resolve_liberty
+
+    try:
+        sta_command()
+        resolve_liberty("osu018")
+    except FpforgeError as exc:
+        return str(exc)
+    return None
 
 
 def fpforge(*args, cwd=None) -> subprocess.CompletedProcess:

@@ -13,25 +13,16 @@ import shutil
 import pytest
 
 from fpforge.cli import main
-from fpforge.golden.errors import FpforgeError
 from fpforge.synth import read_liberty, synthesize
 from fpforge.synth.flow import check_ppa
-from fpforge.synth.sta import run_sta, sta_command
+from fpforge.synth.sta import run_sta
 from fpforge.synth.tech import resolve_liberty
+
+from helpers import ppa_missing
 
 __all__: list[str] = []
 
-
-def _missing() -> str | None:
-    try:
-        sta_command()
-        resolve_liberty("osu018")
-    except FpforgeError as exc:
-        return str(exc)
-    return None
-
-
-pytestmark = [pytest.mark.synth, pytest.mark.skipif(_missing() is not None, reason=str(_missing()))]
+pytestmark = [pytest.mark.synth, pytest.mark.skipif(ppa_missing() is not None, reason=str(ppa_missing()))]
 
 _KEYS = ("liberty", "clock_ns", "area_um2", "delay_ns", "slack_ns", "power_mw", "internal_mw", "switching_mw",
          "leakage_mw", "energy_pj", "activity", "ge", "nand2_cell", "cells", "cell_count", "logic_depth")

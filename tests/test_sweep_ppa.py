@@ -12,24 +12,14 @@ import io
 import pytest
 
 from fpforge.cli import main
-from fpforge.golden.errors import FpforgeError
 from fpforge.sweep import Space, preset_points, read_csv
 from fpforge.sweep import run as sweep_run
 from fpforge.sweep.table import COLUMNS, cost_of, pareto
-from fpforge.synth.sta import sta_command
 from fpforge.synth.tech import resolve_liberty
 
+from helpers import ppa_missing
 
-def _missing() -> str | None:
-    try:
-        resolve_liberty("osu018")
-        sta_command()
-    except FpforgeError as e:
-        return str(e)
-    return None
-
-
-pytestmark = [pytest.mark.synth, pytest.mark.skipif(_missing() is not None, reason=str(_missing()))]
+pytestmark = [pytest.mark.synth, pytest.mark.skipif(ppa_missing() is not None, reason=str(ppa_missing()))]
 
 PPA = ("delay_ns", "slack_ns", "power_mw", "energy_pj", "energy_rel")
 

@@ -9,10 +9,11 @@ import json
 import pytest
 
 from fpforge.cli import main
-from fpforge.golden.errors import FpforgeError
 from fpforge.hw import build_unit, to_verilog
 from fpforge.synth import DEFAULT_ABC_SCRIPT, FAST_ABC_SCRIPT, synthesize
 from fpforge.synth.flow import AREA_ABC_SCRIPT, FAST_AREA_ABC_SCRIPT, GOALS
+
+from helpers import ppa_missing
 
 __all__: list[str] = []
 
@@ -85,19 +86,8 @@ def test_cli_goal(tmp_path, capsys):
     assert "goal" not in capsys.readouterr().out  # the default text report is as it was
 
 
-def _no_ppa() -> str | None:
-    from fpforge.synth.sta import sta_command
-    from fpforge.synth.tech import resolve_liberty
 
-    try:
-        sta_command()
-        resolve_liberty("osu018")
-    except FpforgeError as exc:
-        return str(exc)
-    return None
-
-
-@pytest.mark.skipif(_no_ppa() is not None, reason=str(_no_ppa()))
+@pytest.mark.skipif(ppa_missing() is not None, reason=str(ppa_missing()))
 def test_area_goal_at_a_clock_is_the_least_area_that_meets_it(e5m2):
     delay = synthesize(e5m2, "enc", liberty="osu018", clock_ns=3.0)
     area = synthesize(e5m2, "enc", liberty="osu018", clock_ns=3.0, goal="area")
@@ -111,7 +101,7 @@ def test_area_goal_at_a_clock_is_the_least_area_that_meets_it(e5m2):
     assert area["area_um2"] == min(met)
 
 
-@pytest.mark.skipif(_no_ppa() is not None, reason=str(_no_ppa()))
+@pytest.mark.skipif(ppa_missing() is not None, reason=str(ppa_missing()))
 def test_area_goal_at_an_unmet_clock_keeps_the_delay_mapping(e5m2):
     area = synthesize(e5m2, "enc", liberty="osu018", clock_ns=0.5, goal="area")
     tried = area["goal_candidates"]
