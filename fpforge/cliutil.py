@@ -12,6 +12,7 @@ user's path) and :func:`write_output` (atomic: a reader never sees half a file, 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -20,8 +21,8 @@ from pathlib import Path
 from .golden.errors import FpforgeError
 from .jobs import write_atomic
 
-__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "progress_bar",
-           "seed_arg", "table_text", "timed", "user_paths", "write_json", "write_output"]
+__all__ = ["Parser", "UsageError", "add_output", "check_output", "comma_list", "human_size", "positive_number",
+           "progress_bar", "seed_arg", "table_text", "timed", "user_paths", "write_json", "write_output"]
 
 
 class UsageError(FpforgeError):
@@ -147,6 +148,22 @@ def seed_arg(text) -> int:
         raise argparse.ArgumentTypeError(f"a seed is an integer in 0..{MAX_SEED} (the generator's state is 32 "
                                          f"bits), not {value}")
     return value
+
+
+def positive_number(what: str, unit: str):
+    """argparse ``type`` of a quantity that is a finite number > 0 (``what``, in ``unit``: "the clock period",
+    "ns"); NaN, infinities, zero and negatives are refused with ``what`` named."""
+
+    def parse(text) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} is a number of {unit} > 0, not {text!r}") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{what} must be a finite number of {unit} > 0, not {text!r}")
+        return value
+
+    return parse
 
 
 def table_text(rows) -> str:

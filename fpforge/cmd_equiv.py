@@ -6,11 +6,9 @@ Exit 0 proved, 1 counterexample, 3 unknown (timeout), 2 bad input."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 
-from .cliutil import UsageError
+from .cliutil import UsageError, positive_number
 
 __all__ = ["add_parser", "run"]
 
@@ -50,14 +48,7 @@ def add_parser(subparsers):
     return p
 
 
-def _timeout(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"the timeout is a number of seconds > 0, not {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"the timeout must be a finite number of seconds > 0, not {text!r}")
-    return value
+_timeout = positive_number("the timeout", "seconds")
 
 
 def _check(args):

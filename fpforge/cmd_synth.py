@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cliutil import add_output, check_output, write_output
+from .cliutil import add_output, check_output, positive_number, write_output
 from .unitopts import add_unit_options
 
 __all__ = ["add_parser", "run"]
@@ -38,17 +38,8 @@ def add_parser(sub):
     y.set_defaults(run=run)
 
 
-def _clock_ns(text):
-    import argparse
-    import math
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"the clock period is a number of ns > 0, not {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"the clock period must be a finite number of ns > 0, not {text!r}")
-    return value
+#: argparse type of --clock-ns (fpforge synth and fpforge sweep --ppa).
+_clock_ns = positive_number("the clock period", "ns")
 
 
 def _check_ppa_options(args) -> None:
