@@ -1,6 +1,7 @@
-"""The mapping goal of ``fpforge synth --goal`` (docs/synth.md, "Mapping goal"): area and logic depth of a few
-units under today's depth-first ABC script (``goal="delay"``) and under depth-relaxed variants, on the bundled
-fpforge45.lib. Prints the markdown table of docs/synth.md (about 30 s with yosys' native build).
+"""Area and logic depth of the synthesis goals (fpforge synth --goal).
+
+A few units under today's depth-first ABC script (``goal="delay"``) and under depth-relaxed variants, on the
+bundled fpforge45.lib (docs/synth.md, "Mapping goal"); `fpforge report bench-goal` writes it into results.md. Prints the markdown table of docs/synth.md (about 30 s with yosys' native build).
 
     python bench/bench_goal.py            # the table
 """

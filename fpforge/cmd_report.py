@@ -314,6 +314,8 @@ SECTIONS = (
     Section("bench-dot", "dot-product golden and simulation throughput", _bench("bench_dot"), 3),
     Section("bench-sim", "cocotb regression throughput on Verilator and Icarus", _bench("bench_sim"), 4),
     Section("bench-prove", "the proof harness against cocotb", _bench("bench_prove"), 3),
+    Section("bench-goal", "area and depth of the synthesis goals (`fpforge synth --goal`) on a few units",
+            _bench("bench_goal"), 1),
     Section("bench-sweep", "the sweep's QSNR time and a Dask LocalCluster of 1 against 2 workers (the synthesis "
             "times are in the sweep sections)", _bench("bench_sweep", "--skip-synth"), 3),
     Section("scaling", "per-tensor scaling demo, double rounding, scaled-encoder area",
