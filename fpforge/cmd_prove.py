@@ -28,8 +28,9 @@ def add_parser(subparsers):
                     "under every (mode, sat) pair it has, and compare code and flags bit for bit with the golden "
                     "model. Exit 1 on a mismatch. The rand port of an sr unit gets the golden generator's draws for "
                     "--seed (default 0): pattern i gets draw i. `prove all` proves the record list (make prove) and "
-                    "writes docs/results.md.")
-    add_unit_options(p, units=("encoder", "decoder", "all"))
+                    "writes docs/results.md. `prove dot` proves a dot unit of at most 2^36 operand patterns "
+                    "(--preset, --r, --f) against the golden dot product.")
+    add_unit_options(p, units=("encoder", "decoder", "dot", "all"))
     g = p.add_argument_group("proof")
     g.add_argument("--bias", action="append", default=None,
                    help="run-time-bias formats: bias to prove at (repeat, comma list, or `all`; default 0,7,31,63 "
@@ -62,7 +63,7 @@ def add_parser(subparsers):
                         "e5m2:rne:0)")
     a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
     a.add_argument("--estimate", action="store_true",
-                   help="project the run's wall time per row from its recorded CPU time (this machine's record or "
+                   help="(also `prove dot`: one chunk measured now) project the run's wall time per row from its recorded CPU time (this machine's record or "
                         "the proof table; no build) or, for rows with none, a 2^22-pattern sample measured now "
                         "(units in parallel on --jobs, with progress)")
     p.set_defaults(prove_parser=p)
@@ -584,6 +585,10 @@ def _prove_all(args):
 
 def run(args) -> int:
     """Run ``fpforge prove``; 0 when everything proved, 1 on a mismatch (bad input raises)."""
+    if args.unit == "dot":
+        from .cmd_prove_dot import run_dot
+
+        return run_dot(args)
     if args.unit == "all":
         if args.spec_json:
             raise FpforgeValueError("--spec-json prints one unit's spec; `prove all` proves a list of units")

@@ -465,7 +465,7 @@ def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=C
     return results
 
 
-def estimate_dot(unit: DotProofUnit, conditions=None, *, sample=1 << 20, cores=1) -> dict:
+def estimate_dot(unit: DotProofUnit, conditions=None, *, sample=1 << 22, cores=1) -> dict:
     """Measure one condition on ``sample`` patterns (one chunk, in this process; the harness is built first)
     and project the whole proof: ``{"sample", "seconds", "ns_per_pattern", "patterns", "conditions",
     "projected_seconds"}`` (CPU time per pattern x all patterns x conditions / ``cores``)."""
