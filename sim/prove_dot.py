@@ -104,6 +104,11 @@ def _dot_spec(cfg):
     if spec.scale or spec.amax or spec.out_format is not None:
         raise FpforgeValueError("fpforge prove dot checks the plain dot unit (FP32 result); the epilogue (--scale, "
                                 "--amax, --out-format) is not proved exhaustively (drop those options)")
+    out_bits = 32 + spec.config.acc_bits + spec.config.exp_bits
+    if spec.raw and out_bits > 64:
+        raise FpforgeValueError(f"the outputs of the dot unit with --raw are {out_bits} bits (y, sum, exp); the prover "
+                                "compares up to 64 per pattern (drop --raw: y, the FP32 result, is proved alone, or "
+                                "give a smaller --f)")
     bits = sum(spec.config.operand_bits)
     if bits > MAX_PATTERN_BITS:
         a, b = spec.config.operand_bits
