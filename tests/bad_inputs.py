@@ -897,6 +897,36 @@ def _unit_rows():
     return out
 
 
+# fpforge prove dot (issue 29, item 2): exhaustive dot-unit proofs of at most 2^36 operand patterns.
+_PD = ["prove", "dot", "--preset", "e4m3", "--r", "2", "--f", "24"]
+_PROVE_DOT_CASES = [
+    ("prove-dot-too-many-patterns", ["prove", "dot", "--preset", "e4m3", "--r", "4", "--f", "24"],
+     "has 2^64 operand patterns (32 + 32 operand bits); fpforge prove dot proves at most 2^36"),
+    ("prove-dot-block-too-many-patterns", ["prove", "dot", "--preset", "mx4", "--r", "16", "--f", "24"],
+     "operand patterns"),
+    ("prove-dot-unknown-preset", ["prove", "dot", "--preset", "nope", "--r", "2", "--f", "24"],
+     "unknown dot-product operand format 'nope'; valid:"),
+    ("prove-dot-no-r", ["prove", "dot", "--preset", "e4m3", "--f", "24"], "dot needs --r"),
+    ("prove-dot-format-not-preset", ["prove", "dot", "-f", "e4m3", "--r", "2", "--f", "24"], "takes --preset"),
+    ("prove-dot-bias-fixed-bias", [*_PD, "--bias", "7"], "--bias applies to dot units of run-time-bias operands"),
+    ("prove-dot-bias-out-of-range", ["prove", "dot", "--preset", "cfloat8_143", "--r", "2", "--f", "24", "--bias",
+                                     "64"], "biases must be integers in 0..63, not 64"),
+    ("prove-dot-stages", [*_PD, "--stages", "2"], "checks the combinational dot unit (stages 0), not stages 2"),
+    ("prove-dot-io-registers", [*_PD, "--io-registers"], "--io-registers adds registers"),
+    ("prove-dot-epilogue", [*_PD, "--out-format", "e4m3"], "the epilogue (--scale, --amax, --out-format) is not"),
+    ("prove-dot-raw-too-wide", ["prove", "dot", "--preset", "e4m3", "--r", "2", "--f", "40", "--raw"],
+     "with --raw are 80 bits (y, sum, exp)"),
+    ("prove-dot-netlist", [*_PD, "--netlist"], "does not take --netlist"),
+    ("prove-dot-seed", [*_PD, "--seed", "1"], "does not take --seed (a dot unit has no rand port)"),
+    ("prove-dot-only", [*_PD, "--only", "e4m3"], "does not take --only"),
+    ("prove-dot-range-past-end", ["prove", "dot", "--preset", "e2m1", "--r", "2", "--f", "16", "--range",
+                                  "0:0x20000"], "END 0x20000 is past the end"),
+    ("prove-dot-verilog-missing", [*_PD, "--verilog", "nofile.v"], "--verilog 'nofile.v': no such file"),
+    ("prove-dot-top-without-verilog", [*_PD, "--top", "m"], "--top applies to --verilog FILE"),
+    ("prove-dot-jobs-zero", [*_PD, "--jobs", "0"], "--jobs must be positive, not 0"),
+]
+
+
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
              + _rows("", _PROVE) + _rows("", _SWEEP) + _rows("", _SWEEP_CSV) + _rows("", _SPACE_FILE) + _rows("", _LINT)
@@ -906,7 +936,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
              + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
              + _rows("", _CLUSTER_CASES) + _rows("", _SWEEP_PPA_CASES)
-             + _rows("", _GOAL_CASES))
+             + _rows("", _GOAL_CASES)
+             + _rows("", _PROVE_DOT_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1534,6 +1565,37 @@ def _sweep_ppa_api_cases():
 API_CASES += _sweep_ppa_api_cases()
 
 
+def _prove_dot_api_cases():
+    """fpforge.sim.prove_dot (issue 29, item 2): DotProofUnit.generated, dot_conditions, prove_dot."""
+    from fpforge.sim.prove_dot import DotProofUnit
+
+    def unit():
+        return DotProofUnit.generated(dict(unit="dot", format="e2m1", r=2, f=16))
+
+    def prove(**kw):
+        from fpforge.sim.prove_dot import prove_dot
+
+        return prove_dot(unit(), jobs=1, store=False, progress=False, **kw)
+
+    V, T = ValueError, TypeError
+    return [
+        ("prove-dot-api-too-many", lambda: DotProofUnit.generated(dict(unit="dot", format="e4m3", r=4, f=16)), V,
+         "has 2^64 operand patterns"),
+        ("prove-dot-api-not-dot", lambda: DotProofUnit.generated(dict(unit="encoder", format="e4m3")), V,
+         "fpforge prove dot proves dot units, not 'encoder'"),
+        ("prove-dot-api-not-a-config", lambda: DotProofUnit.generated("e4m3"), T, "a dot unit is a DotSpec or a dict"),
+        ("prove-dot-api-stages", lambda: DotProofUnit.generated(dict(unit="dot", format="e2m1", r=2, f=16,
+                                                                     stages=1)), V, "not stages 1"),
+        ("prove-dot-api-bias-fixed", lambda: unit().conditions([7]), V, "--bias applies to dot units of run-time-bias"),
+        ("prove-dot-api-range-past-end", lambda: prove(end=1 << 17), V, "is not inside the unit's operand patterns"),
+        ("prove-dot-api-start-float", lambda: prove(start=0.0), T, "start must be an integer, not 0.0"),
+        ("prove-dot-api-chunk-zero", lambda: prove(chunk=0), V, "chunk must be positive"),
+    ]
+
+
+API_CASES += _prove_dot_api_cases()
+
+
 def _ids(rows) -> frozenset:
     return frozenset(row[0] for row in rows)
 
@@ -1550,3 +1612,4 @@ ISSUE30_CLASSES = {
     "8. sweep CSV and scale-bit reading": _ids(_SWEEP_CSV) | _ids(_sweep_csv_api_cases()),
     "audit: other members of the classes": _ids(_AUDIT) | _ids(_audit_api_cases()),
 }
+
