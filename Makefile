@@ -43,6 +43,7 @@ regress:
 # resumable: rerun after an interruption). Writes the proof table to docs/results.md (section `proofs`).
 prove:
 	$(PY) -m fpforge prove all --jobs $(JOBS)
+	$(PY) -m fpforge prove dot --record --jobs $(JOBS)
 
 bench:
 	$(PY) bench/bench_golden.py

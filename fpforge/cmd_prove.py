@@ -62,6 +62,8 @@ def add_parser(subparsers):
                    help="prove only these rows of the record: comma list of FORMAT[:MODE[:SAT]] (e.g. e4m3,hif8:hr, "
                         "e5m2:rne:0)")
     a.add_argument("--list", action="store_true", help="list the record's units and conditions, prove nothing")
+    a.add_argument("--record", action="store_true", help="`prove dot --record`: prove the dot rows of the record "
+                   "not proved yet (with --list: list them; --only FORMATS: some) and write their table")
     a.add_argument("--estimate", action="store_true",
                    help="(also `prove dot`: one chunk measured now) project the run's wall time per row from its recorded CPU time (this machine's record or "
                         "the proof table; no build) or, for rows with none, a 2^22-pattern sample measured now "

@@ -15,7 +15,7 @@ __all__ = ["run_dot"]
 
 #: Options of `fpforge prove` that a dot proof does not take (dest -> the option as typed).
 _NOT_FOR_DOT = {"netlist": "--netlist", "liberty": "--liberty", "ports": "--ports", "only": "--only",
-                "list": "--list", "seed": "--seed"}
+                "list": "--list", "seed": "--seed"}  # (--only and --list: with --record)
 
 
 def _check_options(args):
@@ -24,7 +24,8 @@ def _check_options(args):
             why = {"--netlist": "prove the netlist formally with `fpforge equiv dot ... --netlist`",
                    "--liberty": "it goes with --netlist",
                    "--ports": "a dot unit's file must have the unit's ports (a, b, y, ...)",
-                   "--only": "it selects rows of `fpforge prove all`", "--list": "it lists `fpforge prove all`",
+                   "--only": "it selects rows of the record: add --record",
+                   "--list": "it lists the record: add --record",
                    "--seed": "a dot unit has no rand port"}[opt]
             raise FpforgeValueError(f"`fpforge prove dot` does not take {opt} ({why})")
     if args.verilog is None and args.top is not None:
@@ -77,7 +78,73 @@ def mismatch_line(m, cond, unit) -> str:
             f"{_fields(m['actual'], unit)}")
 
 
+def _record(args) -> int:
+    """``fpforge prove dot --record``: the dot rows of the record (sim/prove_table.DOT_RECORD) not proved yet,
+    then their table in docs/results.md (section ``dot-proofs``)."""
+    from .cliutil import comma_list
+    from .cmd_prove import _check_environment, _check_parallel, _result_line
+    from .jobs.results import machine, write_section
+    from .sim.prove import executor
+    from .sim.prove_dot import DotProofUnit, prove_dot
+    from .sim.prove_table import DotRowStore, dot_proofs_markdown, dot_record_configs, dot_table_data
+
+    given = [a.option_strings[0] for a in args.prove_parser._actions if a.option_strings and a.dest not in
+             ("help", "record", "list", "only", "jobs", "scheduler") and getattr(args, a.dest, a.default) != a.default]
+    if given:
+        raise FpforgeValueError(f"`fpforge prove dot --record` proves the record's dot units; it takes --list, --only "
+                                f"and --jobs, not {given[0]}")
+    _check_parallel(args)
+    configs = dot_record_configs()
+    names = [c["format"] for c in configs]
+    only = None if args.only is None else comma_list(args.only, "--only", example="e2m1,e3m2")
+    bad = [n for n in only or () if n not in names]
+    if bad:
+        raise FpforgeValueError(f"--only {bad[0]!r} is not a dot unit of the record; valid: {', '.join(names)}")
+    if args.list:
+        from .sim.prove_dot import _dot_spec, dot_conditions
+
+        for cfg in configs:
+            if only is None or cfg["format"] in only:
+                spec = _dot_spec(cfg)
+                n = len(dot_conditions(spec))
+                print(f"{cfg['format']:<22} r={cfg['r']} f={cfg['f']}  2^{sum(spec.config.operand_bits)} patterns x "
+                      f"{n} condition{'s' * (n != 1)}")
+        return 0
+    _check_environment(args)
+    rows, table, bad_rows = DotRowStore(), [], 0
+    with executor(jobs=args.jobs) as pool:
+        for cfg in configs:
+            unit = DotProofUnit.generated(cfg)
+            conds = unit.conditions()
+            todo = [c for c in conds if rows.get(unit, c) is None] if only is None or cfg["format"] in only else []
+            if todo:
+                print(f"proving {unit.top} ({unit.describe()}): {len(todo)} condition{'s' * (len(todo) != 1)} of "
+                      f"{unit.domain:,} patterns", flush=True)
+
+                def record(r, unit=unit):
+                    rows.put(unit, r.condition, dict(vectors=r.vectors, mismatches=r.mismatches, seconds=r.seconds,
+                                                     cpu=r.harness_cpu + r.worker_cpu, date=r.date, machine=machine()))
+                    print(_result_line(r))
+                    for m in r.first[:3]:
+                        print(mismatch_line(m, r.condition, unit))
+                    sys.stdout.flush()
+
+                prove_dot(unit, todo, pool=pool, on_result=record)
+            for c in conds:
+                rec = rows.get(unit, c)
+                bad_rows += bool(rec and rec["mismatches"])
+                table.append((unit, c, rec))
+    data = dot_table_data(table)
+    path = write_section("dot-proofs", dot_proofs_markdown(data), command="fpforge prove dot --record", data=data)
+    done = sum(rec is not None for _, _, rec in table)
+    print(f"{'FAILED' if bad_rows else 'done'}: {done} of {len(table)} dot rows run, {bad_rows} with mismatches; "
+          f"table written to {path}")
+    return 1 if bad_rows else 0
+
+
 def run_dot(args) -> int:
+    if args.record:
+        return _record(args)
     from .clusteropts import cluster_client, dry_run
     from .cmd_prove import (
         SHOWN,

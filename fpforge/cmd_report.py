@@ -327,6 +327,9 @@ SECTIONS = (
     Section("proofs", "the proof table rewritten from this machine's proof store (`make prove` writes it after "
             "proving; rows are keyed by the golden model's sources, so after a golden change the store is empty "
             "until make prove runs again)", _proofs, 1, long=True),
+    Section("dot-proofs", "the exhaustive dot-product proofs (`fpforge prove dot --record`: proves the rows not "
+            "recorded on this machine, about 8 min per 2^32-pattern row on 2 cores)", _cmd("fpforge", "prove", "dot",
+                                                                                      "--record"), 240, long=True),
     Section("sweep-fig7-preview", "the design-space sweep preview (Fig. 7), figure and claims",
             _cmd("fpforge", "sweep", "docs/spaces/fig7-preview.toml", "--claims", "--results"), 2),
     Section("sweep-reuse", "the sweep's reuse flow against the standard flow",

@@ -42,7 +42,7 @@ from ..jobs import Store, TaskFailure, cache_dir, executor, run_tasks
 from .harness import HarnessRun, HarnessSpec, build_harness
 
 __all__ = ["CHUNK", "DOT_BIASES", "DotCondition", "DotProofResult", "DotProofUnit", "MAX_PATTERN_BITS",
-           "check_dot_chunk", "dot_conditions", "dot_golden", "estimate_dot", "prove_dot"]
+           "check_dot_chunk", "dot_conditions", "dot_golden", "estimate_dot", "prove_dot", "prover_version"]
 
 #: The largest dot unit the prover takes: 2**36 operand patterns (A and B bits together).
 MAX_PATTERN_BITS = 36
@@ -392,7 +392,9 @@ class DotProofResult:
         return self.vectors / self.seconds if self.seconds else 0.0
 
 
-def _dot_prover_version() -> str:
+@lru_cache(maxsize=1)
+def prover_version() -> str:
+    """A hash of the dot prover's sources (this module, the harness and its C++ main)."""
     from pathlib import Path
 
     from .prove import _tree_hash
@@ -440,7 +442,7 @@ def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=C
     results = []
     with executor(jobs=jobs, scheduler=scheduler) if pool is None else contextlib.nullcontext(pool) as ex:
         for cond in conditions:
-            ident = json.dumps({"prover": _dot_prover_version(), "golden": golden_version(), "harness": spec.key,
+            ident = json.dumps({"prover": prover_version(), "golden": golden_version(), "harness": spec.key,
                                 "cfg": cfg, "cond": list(cond)}, sort_keys=True)
             tasks = [dict(spec=spec, cfg=cfg, a_bits=unit.a_bits, cond=tuple(cond), start=a, count=b - a,
                           key=f"dot|{ident}|{a}:{b}") for a, b in _chunks(start, end, chunk)]

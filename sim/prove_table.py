@@ -25,7 +25,8 @@ from ..jobs import MISSING, Store, cache_dir, digest
 from ..jobs.results import markdown_table, read_data
 from .prove_unit import ProofUnit
 
-__all__ = ["ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "committed_table", "estimate", "estimate_sources",
+__all__ = ["DOT_RECORD", "DotRowStore", "dot_proofs_markdown", "dot_record_configs", "dot_row_key", "dot_table_data",
+           "ESTIMATE_SAMPLE", "KEY_DIGITS", "RowStore", "committed_table", "estimate", "estimate_sources",
            "proofs_markdown", "record_configs", "row_key", "sample_unit", "table_cpu", "table_data", "table_markdown",
            "table_records"]
 
@@ -294,4 +295,87 @@ def proofs_markdown(table) -> str:
                   "(resumed): the row finished a run interrupted earlier; its wall time is the last run's."]
     if table.get("run_seconds") is not None:
         lines[-1] += f" Wall time of this run: {_fmt_seconds(table['run_seconds'])}."
+    return "\n".join(lines) + "\n"
+
+
+# -- exhaustive dot-product proofs (`fpforge prove dot --record`) ---------------------------------------------
+#: The dot units of the record: every operand pattern (at most 2^36) against the golden dot product, at the
+#: window f = 32. FP8 at r = 2 (2^32 patterns; CFloat8 at each (bias_a, bias_b) pair of
+#: :data:`~fpforge.sim.prove_dot.DOT_BIASES`, ``fp8`` at its four selects), OCP FP4 at r = 4 (2^32), FP6 at r = 2
+#: (2^24), and the smallest BDR units (2^20 and 2^36; no OCP MX unit fits: 32 elements and an 8-bit scale).
+DOT_RECORD = (
+    ("e4m3", 2), ("e5m2", 2), ("hif8", 2), ("cfloat8_143", 2), ("cfloat8_152", 2), ("fp8", 2), ("e2m1", 4),
+    ("e3m2", 2), ("e2m3", 2), ("bdr_m2_k2_d4_k2_d0", 2), ("bdr_m2_k4_d4_k2_d1", 4),
+)
+#: The window of every unit of :data:`DOT_RECORD`.
+DOT_RECORD_F = 32
+
+
+def dot_record_configs() -> list:
+    """Unit configurations of the dot record (:data:`DOT_RECORD`)."""
+    return [dict(unit="dot", format=fmt, r=r, f=DOT_RECORD_F) for fmt, r in DOT_RECORD]
+
+
+def dot_row_key(unit, cond) -> str:
+    """Key of a dot row's record: the dot prover's and the golden model's sources, the unit's harness and
+    configuration, the condition."""
+    from .prove import golden_version
+    from .prove_dot import prover_version
+
+    return digest({"prover": prover_version(), "golden": golden_version(), "harness": unit.harness_spec.key,
+                   "cfg": unit.golden_cfg, "cond": list(cond)})
+
+
+class DotRowStore:
+    """Finished rows of the dot record, keyed by :func:`dot_row_key` (in ``cache_dir("prove") / "dot-rows"``)."""
+
+    def __init__(self, directory=None):
+        self.store = Store(cache_dir("prove") / "dot-rows" if directory is None else directory)
+
+    def get(self, unit, cond):
+        rec = self.store.get(dot_row_key(unit, cond))
+        return None if rec is MISSING else rec
+
+    def put(self, unit, cond, record) -> None:
+        self.store.put(dot_row_key(unit, cond), record)
+
+
+_DOT_COLUMNS = ("unit", "operands", "r", "f", "condition", "patterns", "mismatches", "wall time", "CPU time", "date",
+                "machine", "key")
+
+
+def dot_table_data(rows) -> dict:
+    """The dot proof table as data: ``rows`` are ``(unit, condition, record or None)``."""
+    out = []
+    for unit, cond, rec in rows:
+        row = dict(unit=unit.top, format=unit.spec.format, r=unit.spec.r, f=unit.spec.f, condition=cond.label(),
+                   patterns=unit.domain, verilog_sha256=unit.verilog_hash, record=None, key=None)
+        if rec is not None:
+            row["record"] = {k: rec.get(k) for k in ("vectors", "mismatches", "seconds", "cpu", "date", "machine")}
+            row["key"] = dot_row_key(unit, cond)[:KEY_DIGITS]
+        out.append(row)
+    return dict(columns=list(_DOT_COLUMNS), rows=out)
+
+
+def dot_proofs_markdown(table) -> str:
+    """Markdown of the dot proof table from its data (:func:`dot_table_data`)."""
+    lines = ["## Exhaustive dot-product proofs (`fpforge prove dot`)", "",
+             "Every operand pattern of each combinational dot unit (A and B bits, block scales included) checked bit "
+             "for bit (the FP32 result) against the golden dot product by the Verilator C++ harness "
+             "([docs/prove.md](prove.md#dot-product-units-fpforge-prove-dot)).", ""]
+    cells, done, proved = [], 0, 0
+    for row in _rows_of(table):
+        bits = int(row["patterns"]).bit_length() - 1
+        head = [row["unit"], row["format"], str(row["r"]), str(row["f"]), row["condition"], f"2^{bits}"]
+        rec = row["record"]
+        if rec is None:
+            cells.append(head + ["not run", "", "", "", "", ""])
+            continue
+        done += 1
+        proved += rec["mismatches"] == 0
+        cpu = "-" if rec.get("cpu") is None else _fmt_seconds(rec["cpu"])
+        cells.append(head + [f"{rec['mismatches']:,}", _fmt_seconds(rec["seconds"]), cpu, rec["date"], rec["machine"],
+                             f"`{row['key']}`"])
+    lines.append(markdown_table(_DOT_COLUMNS, cells, "llrrlrrrrlll"))
+    lines += ["", f"{done} of {len(cells)} rows run, {proved} proved (no mismatch on every operand pattern)."]
     return "\n".join(lines) + "\n"

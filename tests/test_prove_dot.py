@@ -160,3 +160,21 @@ def test_bdr_block_unit_every_pattern():
     assert unit.pattern_bits == 20
     (res,) = prove_dot(unit, jobs=1, store=False, progress=False)
     assert res.passed, res.first
+
+
+def test_committed_dot_table_is_its_data_and_lists_the_record():
+    """docs/results.md's dot-proofs section is rendered from docs/results/dot-proofs.json, and its rows are the
+    record's units under their conditions."""
+    from fpforge.jobs.results import read_data
+    from fpforge.sim.prove_table import dot_proofs_markdown, dot_record_configs
+
+    doc = read_data("dot-proofs")
+    assert doc["markdown"].endswith(dot_proofs_markdown(doc["data"]).split("\n", 1)[1])
+    rows = doc["data"]["rows"]
+    want = []
+    for cfg in dot_record_configs():
+        from fpforge.sim.prove_dot import _dot_spec
+
+        want += [(cfg["format"], c.label()) for c in dot_conditions(_dot_spec(cfg))]
+    assert [(r["format"], r["condition"]) for r in rows] == want
+    assert all(r["record"]["mismatches"] == 0 for r in rows if r["record"] is not None)
