@@ -178,3 +178,22 @@ def test_committed_dot_table_is_its_data_and_lists_the_record():
         want += [(cfg["format"], c.label()) for c in dot_conditions(_dot_spec(cfg))]
     assert [(r["format"], r["condition"]) for r in rows] == want
     assert all(r["record"]["mismatches"] == 0 for r in rows if r["record"] is not None)
+
+
+def test_record_proves_the_selected_rows_and_writes_the_table(tmp_path, monkeypatch, capsys):
+    """`prove dot --record --only X` proves X's rows (or finds them recorded) and writes the dot-proofs section
+    with every row of the record, X's proved, the others as recorded or not run."""
+    import fpforge.jobs.results
+    from fpforge.jobs.results import read_data
+
+    doc = tmp_path / "results.md"
+    monkeypatch.setattr(fpforge.jobs.results, "RESULTS_PATH", doc)
+    assert main(["prove", "dot", "--record", "--only", "bdr_m2_k2_d4_k2_d0", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "dot rows run, 0 with mismatches; table written to" in out
+    data = read_data("dot-proofs", doc)["data"]
+    (row,) = [r for r in data["rows"] if r["format"] == "bdr_m2_k2_d4_k2_d0"]
+    assert row["record"]["vectors"] == row["patterns"] == 1 << 20 and row["record"]["mismatches"] == 0
+    assert len(row["key"]) == 16
+    text = doc.read_text()
+    assert "<!-- results:dot-proofs -->" in text and "| fpforge_dot_bdr_m2_k2_d4_k2_d0_r2_f32 |" in text
