@@ -288,6 +288,15 @@ class DotProofUnit:
 
 
 # -- the golden side (runs in a worker) ----------------------------------------------------------------------
+@lru_cache(maxsize=16)
+def _scalar_bits(fmt):
+    """Bits of a code of a scalar operand format (0: a block format)."""
+    from ..golden.dot.config import operand_format
+
+    fmt = operand_format(fmt)
+    return fmt.bits if fmt.dot_side.family == "scalar" else 0
+
+
 def _side_operand(fmt, words, r):
     from ..golden.dot import from_operand_words
     from ..golden.dot.config import operand_format
@@ -301,6 +310,13 @@ def _side_operand(fmt, words, r):
 
 
 def _operands(cfg, patterns, a_bits):
+    r = cfg["r"]
+    bits = _scalar_bits(cfg["format"])
+    if bits in (4, 8) and bits == _scalar_bits(cfg["format_b"]) and a_bits == bits * r:
+        codes = patterns.view(np.uint8).reshape(len(patterns), 8)  # little-endian: A's codes, then B's
+        if bits == 4:  # two codes per byte, the low nibble first
+            codes = np.stack((codes & 15, codes >> 4), axis=-1).reshape(len(patterns), 16)
+        return codes[:, :r], codes[:, r:2 * r]
     a_words = patterns & np.uint64((1 << a_bits) - 1)
     b_words = patterns >> np.uint64(a_bits)
     return (_side_operand(cfg["format"], a_words, cfg["r"]), _side_operand(cfg["format_b"], b_words, cfg["r"]))

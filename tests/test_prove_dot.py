@@ -197,3 +197,18 @@ def test_record_proves_the_selected_rows_and_writes_the_table(tmp_path, monkeypa
     assert len(row["key"]) == 16
     text = doc.read_text()
     assert "<!-- results:dot-proofs -->" in text and "| fpforge_dot_bdr_m2_k2_d4_k2_d0_r2_f32 |" in text
+
+
+@pytest.mark.parametrize("fmt,r,bits", [("e2m1", 4, 4), ("e2m1", 2, 4), ("e4m3", 2, 8), ("e3m2", 2, 6)])
+def test_operand_codes_are_the_public_unpacking(fmt, r, bits):
+    """The prover's operand codes (byte and nibble views of the pattern numbers for 8- and 4-bit codes) are
+    what fpforge.golden.dot.from_operand_words unpacks from the A and B port values."""
+    from fpforge.golden.dot import from_operand_words
+    from fpforge.sim.prove_dot import _operands
+
+    p = np.random.default_rng(bits * r).integers(0, 1 << (2 * bits * r), 2000, dtype=np.uint64)
+    a, b = _operands(dict(format=fmt, format_b=fmt, r=r), p, bits * r)
+    ref_a = from_operand_words(fmt, (p & np.uint64((1 << bits * r) - 1))[:, None], r)
+    ref_b = from_operand_words(fmt, (p >> np.uint64(bits * r))[:, None], r)
+    assert np.array_equal(np.asarray(a, np.int64), np.asarray(ref_a, np.int64))
+    assert np.array_equal(np.asarray(b, np.int64), np.asarray(ref_b, np.int64))
