@@ -45,7 +45,7 @@ def main():
         minutes = unit.domain * ns * 1e-9 / 2 / 60
         print(f"{label:34} 2^{unit.pattern_bits:<7} {len(unit.conditions()):>5} "
               f"{count / max(out['harness_cpu'], 1e-9) / 1e6:8.1f} M {count / max(out['golden_cpu'], 1e-9) / 1e6:8.1f} M "
-              f"{ns:10.1f} {minutes:20.1f} min", flush=True)
+              f"{ns:10.1f} {f'{minutes:.1f} min' if minutes >= 1 else f'{minutes * 60:.1f} s':>24}", flush=True)
 
 
 if __name__ == "__main__":
