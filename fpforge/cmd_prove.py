@@ -591,6 +591,9 @@ def run(args) -> int:
         from .cmd_prove_dot import run_dot
 
         return run_dot(args)
+    if args.record and args.unit != "all":
+        raise FpforgeValueError("--record applies to `fpforge prove dot` (the record's dot units); `fpforge prove "
+                                "all` proves the encoder record")
     if args.unit == "all":
         if args.spec_json:
             raise FpforgeValueError("--spec-json prints one unit's spec; `prove all` proves a list of units")

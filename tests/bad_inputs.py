@@ -924,6 +924,13 @@ _PROVE_DOT_CASES = [
     ("prove-dot-verilog-missing", [*_PD, "--verilog", "nofile.v"], "--verilog 'nofile.v': no such file"),
     ("prove-dot-top-without-verilog", [*_PD, "--top", "m"], "--top applies to --verilog FILE"),
     ("prove-dot-jobs-zero", [*_PD, "--jobs", "0"], "--jobs must be positive, not 0"),
+    ("prove-dot-record-with-unit", [*_PD, "--record"], "proves the record's dot units; it takes --list, --only and "
+     "--jobs, not --preset"),
+    ("prove-dot-record-only-unknown", ["prove", "dot", "--record", "--only", "mx9"], "--only 'mx9' is not a dot unit "
+     "of the record; valid: e4m3,"),
+    ("prove-encoder-record", ["prove", "encoder", "-f", "e4m3", "--record"], "--record applies to `fpforge prove "
+     "dot`"),
+    ("prove-all-record", ["prove", "all", "--record"], "not --record"),
 ]
 
 
