@@ -931,6 +931,8 @@ _PROVE_DOT_CASES = [
     ("prove-encoder-record", ["prove", "encoder", "-f", "e4m3", "--record"], "--record applies to `fpforge prove "
      "dot`"),
     ("prove-all-record", ["prove", "all", "--record"], "not --record"),
+    ("prove-dot-verilog-no-module", [*_PD, "--verilog", "{file}"], "defines no module 'fpforge_dot_e4m3_r2_f24' (it "
+     "defines no module); name the unit's module with --top"),
 ]
 
 

@@ -212,3 +212,13 @@ def test_operand_codes_are_the_public_unpacking(fmt, r, bits):
     ref_b = from_operand_words(fmt, (p >> np.uint64(bits * r))[:, None], r)
     assert np.array_equal(np.asarray(a, np.int64), np.asarray(ref_a, np.int64))
     assert np.array_equal(np.asarray(b, np.int64), np.asarray(ref_b, np.int64))
+
+
+def test_user_file_with_other_ports_is_refused_naming_them(tmp_path, fp4_unit):
+    path = tmp_path / "w.v"
+    path.write_text(f"module {fp4_unit.top} (input [7:0] a, input [3:0] b, output [31:0] y, output z);\n"
+                    "  assign y = 0; assign z = 0;\nendmodule\n")
+    with pytest.raises(ValueError) as e:
+        DotProofUnit.from_file(FP4, path)
+    assert "b is an input of 4 bits, expected an input of 8" in str(e.value)
+    assert "unexpected port z (output, 1 bit)" in str(e.value)
