@@ -91,8 +91,7 @@ def _mutant(path, top):
 
 def test_mutant_caught_with_the_pattern_as_values(tmp_path, capsys, fp4_unit):
     path = _mutant(tmp_path / "mutant.v", fp4_unit.top)
-    rc = main(["prove", "dot", "--preset", "e2m1", "--r", "2", "--f", "16", "--verilog", str(path), "--jobs", "1",
-               "--fresh"])
+    rc = main(["prove", "dot", "--preset", "e2m1", "--r", "2", "--f", "16", "--verilog", str(path), "--jobs", "1"])
     out = capsys.readouterr().out
     assert rc == 1, out
     assert "1 mismatches" in out and "FAILED: 1 mismatches" in out
