@@ -82,8 +82,8 @@ def _record(args) -> int:
     """``fpforge prove dot --record``: the dot rows of the record (sim/prove_table.DOT_RECORD) not proved yet,
     then their table in docs/results.md (section ``dot-proofs``)."""
     from .cliutil import comma_list
-    from .cmd_prove import _check_environment, _check_parallel, _result_line
     from .jobs.results import machine, write_section
+    from .prove_common import _check_environment, _check_parallel, _result_line
     from .sim.prove import executor
     from .sim.prove_dot import DotProofUnit, prove_dot
     from .sim.prove_table import DotRowStore, dot_proofs_markdown, dot_record_configs, dot_table_data
@@ -146,7 +146,7 @@ def run_dot(args) -> int:
     if args.record:
         return _record(args)
     from .clusteropts import cluster_client, dry_run
-    from .cmd_prove import (
+    from .prove_common import (
         SHOWN,
         _check_environment,
         _check_parallel,
@@ -176,7 +176,7 @@ def run_dot(args) -> int:
         unit = DotProofUnit.from_file(spec, args.verilog, args.top or args.name)
     else:
         unit = DotProofUnit.generated(spec, args.name)
-    from .cmd_prove import _check_build_tools
+    from .prove_common import _check_build_tools
 
     _check_build_tools(unit)
     if args.estimate:

@@ -70,7 +70,7 @@ _UNOPTFLAT = """%Warning-UNOPTFLAT: unit0.v:4:15: Signal unoptimizable: Circular
 
 
 def test_loop_signals_are_named_without_the_wrapper():
-    from fpforge.cmd_prove import loop_signals
+    from fpforge.prove_common import loop_signals
 
     assert loop_signals(_UNOPTFLAT) == ["p", "q"]
     assert loop_signals("%Warning-WIDTHEXPAND: unit0.v:3: Operator ASSIGNW expects 16 bits") == []
