@@ -430,7 +430,7 @@ def workload_stimulus(spec, n: int = DEFAULT_CYCLES, ports=None) -> dict:
     else:
         fmt = spec.descriptor
         x = _qsnr_values(fmt, n)
-        rounding = (spec.rounding or fmt.roundings[:1])[0]
+        rounding = (getattr(spec, "rounding", None) or fmt.roundings[:1])[0]
         if isinstance(spec, EncoderSpec):
             out["a"] = _source_bits(x, spec.source)
             rand_bits = spec.rand_bits or 16
