@@ -401,7 +401,7 @@ class Space:
 
     def __init__(self, name, points, *, r=16, f=24, vectors=DEFAULT_VECTORS, seed=DEFAULT_SEED, liberty=None,
                  abc_script=None, flow="standard", description="", where="", labels=None, clock_ns=None, ppa=False,
-                 activity="vectorless", cost="area-memory"):
+                 activity="workload", cost="area-memory"):
         if not isinstance(name, str) or not name:
             raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
                            "a non-empty string")
@@ -505,8 +505,8 @@ def _check_ppa(where, clock_ns, ppa, activity, cost):
     if not isinstance(ppa, bool):
         raise _problem(FpforgeTypeError, where, "[synth]", "ppa", f"must be true or false, not {_show(ppa)}",
                        "true, false")
-    _choice(where, "[synth]", "activity", activity, ("vectorless",),
-            "vectorless (workload: toggles from a gate-level simulation, not yet available)")
+    _choice(where, "[synth]", "activity", activity, ("workload", "vectorless"),
+            "workload (toggles of a gate-level simulation on the sweep's Gaussian vectors), vectorless")
     _choice(where, "", "cost", cost, COSTS)
     if ppa and clock_ns is None:
         raise _problem(FpforgeValueError, where, "[synth]", "ppa", "delay, power and energy need a clock period",
