@@ -34,7 +34,8 @@ import numpy as np
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
 
-__all__ = ["DEFAULT_CYCLES", "check_workload", "net_activity", "parse_netlist", "workload_stimulus"]
+__all__ = ["DEFAULT_CYCLES", "check_workload", "has_workload", "instance_activities", "net_activity", "parse_netlist",
+           "workload_stimulus"]
 
 #: Stimulus vectors (clock cycles) of a workload: enough for activities to ~1 % on the busy nets.
 DEFAULT_CYCLES = 4096
@@ -353,6 +354,18 @@ def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_
     instances = {name: (t, {pin: pins[pin] for pin in models[t][1] if pin in pins})
                  for t, name, pins in net.instances}
     return {"cycles": n, "nets": nets, "instances": instances}
+
+
+def instance_activities(netlist_text: str, top: str, liberty, stimulus: dict) -> tuple[dict, int]:
+    """``({instance: toggles of its output per clock period}, cycles)``: what the power analysis annotates
+    (:func:`net_activity`'s toggles / (cycles - 1); the mean over the outputs of a multi-output cell)."""
+    sim = net_activity(netlist_text, top, liberty, stimulus)
+    n = sim["cycles"]
+    activities = {}
+    for name, (_, outs) in sim["instances"].items():
+        toggles = [sim["nets"][b][0] for b in outs.values() if b in sim["nets"]]
+        activities[name] = (sum(toggles) / len(toggles) / (n - 1)) if toggles else 0.0
+    return activities, n
 
 
 # -- workloads ------------------------------------------------------------------------------------------

@@ -487,18 +487,12 @@ def _check_workload(activity, workload):
 def _workload_activities(netlist_text, top, lib_path, netlist_json, workload):
     """``({instance: output toggles per clock period}, cycles)`` of the mapped netlist on ``workload``."""
     from ..hw.spec import UnitSpec
-    from .activity import net_activity, workload_stimulus
+    from .activity import instance_activities, workload_stimulus
 
     mod = netlist_json.get("modules", {}).get(top, {})
     ports = {name: len(p.get("bits", ())) for name, p in mod.get("ports", {}).items() if p.get("direction") == "input"}
     stimulus = workload_stimulus(workload, ports=ports) if isinstance(workload, UnitSpec) else workload
-    sim = net_activity(netlist_text, top, lib_path, stimulus)
-    n = sim["cycles"]
-    activities = {}
-    for name, (_, outs) in sim["instances"].items():
-        toggles = [sim["nets"][b][0] for b in outs.values() if b in sim["nets"]]
-        activities[name] = (sum(toggles) / len(toggles) / (n - 1)) if toggles else 0.0
-    return activities, n
+    return instance_activities(netlist_text, top, lib_path, stimulus)
 
 
 def check_goal(goal) -> str:
