@@ -192,3 +192,24 @@ def test_hand_counted_adder_toggles_are_the_annotated_activity(tmp_path):
     want_mw = sum(0.5 * loads.get(net, 0.0) * 1e-15 * volt**2 * _toggles(seq) / 15 / (t * 1e-9)
                   for net, seq in expect.items()) * 1e3
     assert out["switching_mw"] == pytest.approx(want_mw, rel=2e-3)
+
+
+def test_cli_workload_is_the_default_of_power_and_says_how_it_was_measured(tmp_path, capsys):
+    """`synth decoder --power`: workload activity by default, said beside the figures (zero delay, no glitch
+    power, no parasitics); `--activity vectorless` gives OpenSTA's propagation; a block unit defaults to it."""
+    import json
+
+    from fpforge.cli import main
+
+    base = ["synth", "decoder", "-f", "e4m3", "--liberty", "osu018", "--clock-ns", "3", "--power"]
+    assert main(base) == 0
+    text = capsys.readouterr().out
+    assert "workload: toggles of every net in a zero-delay gate-level simulation of 4096 cycles (no glitch power)" \
+        in text and "parasitics     none" in text
+    assert main([*base, "--json", "--activity", "vectorless", "-o", str(tmp_path / "v.json")]) == 0
+    v = json.loads((tmp_path / "v.json").read_text())
+    assert v["activity"] == "vectorless" and v["input_activity"] == 0.1 and v["workload_cycles"] is None
+    assert main([*base, "--json", "-o", str(tmp_path / "w.json")]) == 0
+    w = json.loads((tmp_path / "w.json").read_text())
+    assert w["activity"] == "workload" and w["input_activity"] is None and w["workload_cycles"] == 4096
+    assert w["cells"] == v["cells"] and w["power_mw"] != v["power_mw"]
