@@ -213,3 +213,21 @@ def test_cli_workload_is_the_default_of_power_and_says_how_it_was_measured(tmp_p
     w = json.loads((tmp_path / "w.json").read_text())
     assert w["activity"] == "workload" and w["input_activity"] is None and w["workload_cycles"] == 4096
     assert w["cells"] == v["cells"] and w["power_mw"] != v["power_mw"]
+
+
+def test_sweep_activity_is_in_the_cache_key(tmp_path):
+    """`sweep --ppa`: workload activity by default; vectorless is another measurement (another key), not a
+    re-reading of the workload's; asking for it again computes nothing."""
+    from fpforge.sweep import Space, preset_points
+    from fpforge.sweep import run as sweep_run
+
+    store = str(tmp_path / "cache")
+    space = Space("pw", preset_points("e4m3"), r=2, f=16, vectors=64, liberty=str(resolve_liberty("osu018")),
+                  ppa=True, clock_ns=5.0)
+    assert space.activity == "workload"
+    work = sweep_run(space, cache=store, progress=False)
+    vec = sweep_run(space.with_(activity="vectorless"), cache=store, progress=False)
+    again = sweep_run(space.with_(activity="vectorless"), cache=store, progress=False)
+    assert vec.stats["computed"] == 1 and again.stats["computed"] == 0
+    assert work.row("e4m3")["area_um2"] == vec.row("e4m3")["area_um2"]
+    assert work.row("e4m3")["energy_pj"] != vec.row("e4m3")["energy_pj"]
