@@ -921,7 +921,11 @@ _WORKLOAD_CASES = [
      "invalid choice: 'toggles' (choose from 'workload', 'vectorless')"),
     ("sweep-activity-without-ppa", ["sweep", "small", "--activity", "vectorless"],
      "--activity vectorless is the switching activity of --ppa's power: add --ppa"),
-]
+] + _space_files([
+    ("space-activity-unknown", _PPA_SPACE + 'ppa = true\nclock_ns = 5\nactivity = "toggles"\n',
+     "[synth] activity: unknown activity 'toggles' (valid: workload"),
+    ("space-activity-not-a-string", _PPA_SPACE + 'ppa = true\nclock_ns = 5\nactivity = 1\n', "[synth] activity"),
+])
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
