@@ -10,8 +10,9 @@ One ``sta -no_init -exit`` run per netlist, in the flow's private work directory
     set_power_activity -input -activity 0.1; report_power     (with power)
 
 No wire parasitics are read (no SPEF, no wire-load model): net capacitance is the pins' only. Debian's 2.0.17
-has no ``read_vcd``/``read_saif``; per-pin activity would go through ``sta::set_power_pin_activity`` (its
-``set_power_activity -pins`` is broken). ``FPFORGE_STA`` names another ``sta`` binary.
+has no ``read_vcd``/``read_saif``, its ``set_power_activity -pins`` is broken and its propagation overwrites
+``sta::set_power_pin_activity`` on every pin but a primary input: workload activities (``activities=``) go
+through per-instance power reports instead (:func:`run_sta`). ``FPFORGE_STA`` names another ``sta`` binary.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..jobs.lifeline import popen_kwargs
 
 __all__ = ["ACTIVITIES", "DEFAULT_INPUT_ACTIVITY", "run_sta", "sta_command"]
 
-#: ``activity=`` choices: OpenSTA's vectorless propagation, or toggles of a gate-level simulation (not yet).
+#: ``activity=`` choices: OpenSTA's vectorless propagation, or toggles of a gate-level simulation of a workload.
 ACTIVITIES = ("vectorless", "workload")
 #: Transitions per clock period at every primary input (OpenSTA's own default, set explicitly), duty 0.5.
 DEFAULT_INPUT_ACTIVITY = 0.1
