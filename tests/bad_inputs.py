@@ -882,7 +882,7 @@ _SWEEP_PPA_CASES = [
     ("space-clock-string", _PPA_SPACE + 'clock_ns = "5ns"\n', "[synth] clock_ns: must be a number"),
     ("space-ppa-area-only-liberty", _PPA_SPACE + "ppa = true\nclock_ns = 5\n", "fpforge45.lib has no timing tables"),
     ("space-ppa-unknown-key", _PPA_SPACE + "clock = 5\n", "[synth] clock: unknown key (valid: liberty, abc_script, "
-     "flow, clock_ns, ppa)"),
+     "flow, clock_ns, ppa, activity)"),
 ])
 
 
