@@ -12,6 +12,7 @@ the osu018 cells (make setup). tests/test_ppa_validation.py checks the same clai
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 
@@ -89,7 +90,7 @@ def slow_set():
 
     print("\n| dot unit, r = 16, f = 32, io registers, T = 10 ns | area (µm²) | delay (ns) | power (mW) | energy (pJ) |"
           "\n| --- | --- | --- | --- | --- |")
-    reps = {}
+    reps, sims = {}, {}
     for fmt in ("fp8", "mx6"):
         spec = DotSpec(format=fmt, r=16, f=32, io_registers=True)
         text, name = _unit(spec)
@@ -98,12 +99,23 @@ def slow_set():
         t1 = time.perf_counter()
         rep = synthesize(text, name, liberty="osu018", clock_ns=10.0, power=True, workload=spec)
         t2 = time.perf_counter()
+        from fpforge.synth.activity import instance_activities, workload_stimulus
+        from fpforge.synth.tech import resolve_liberty
+
+        t3 = time.perf_counter()
+        inputs = {p: 1 for p in ("a", "b", "sel_a", "sel_b", "rst") if f"input {p};" in rep["netlist_verilog"]
+                  or re.search(rf"input \[\d+:0\] {p};", rep["netlist_verilog"])}
+        instance_activities(rep["netlist_verilog"], name, resolve_liberty("osu018"), workload_stimulus(spec, ports=inputs))
+        sims[fmt] = (rep["cell_count"], time.perf_counter() - t3)
         reps[fmt] = (rep, t1 - t0, t2 - t1, area_only)
         print(f"| {fmt} | {rep['area_um2']:.0f} | {rep['delay_ns']:.4f} | {rep['power_mw']:.5g} | {rep['energy_pj']:.5g} |")
     print(f"\nMX6 / FP8 energy per dot product: {reps['mx6'][0]['energy_pj'] / reps['fp8'][0]['energy_pj']:.3f}.")
     print("\n| r = 16 unit | area-only synthesis (s) | PPA step with workload (s) | ratio |\n| --- | --- | --- | --- |")
     for fmt, (_, ta, tp, _) in reps.items():
         print(f"| {fmt} | {ta:.1f} | {tp:.1f} | {tp / ta:.2f} |")
+    print("\n| r = 16 unit | cells | workload simulation alone, 4096 cycles (s) |\n| --- | --- | --- |")
+    for fmt, (cells, ts) in sims.items():
+        print(f"| {fmt} | {cells} | {ts:.2f} |")
 
 
 def main(argv=None) -> int:

@@ -18,7 +18,7 @@ Workloads (:func:`workload_stimulus`, the unit's own data, not random bit patter
   run-time biases 0;
 * encoders: FP32 values of the QSNR distribution (256-element Gaussian vectors, each scaled by its amax
   scale as the QSNR measurement scales it), in the unit's source format; the unit's first rounding mode,
-  ``sat`` 0, the golden generator's draws on ``rand``;
+  ``sat`` 0, the golden generator's draws on ``rand``, a run-time ``bias`` 0 (values and codes at that bias);
 * decoders: the codes those values encode to (saturating, the format's first rounding mode).
 
 Pipelined (stream) units, units with an epilogue (``scale``/``amax``), block units and the scaled encoder
@@ -203,10 +203,11 @@ def _models(lib_path: Path, lib, types) -> dict:
             state, state_n, next_state, clear, preset = ff
             funcs = {}
             for pin, f in cell.outputs.items():
-                table = function_truth_table(f, [state]) if f else None
-                if table not in (0b10, 0b01):
+                table = function_truth_table(f, [state, state_n]) if f else None  # bit k: state = k & 1, ...
+                at_one, at_zero = (None, None) if table is None else ((table >> 1) & 1, (table >> 2) & 1)
+                if (at_one, at_zero) not in ((1, 0), (0, 1)):  # ... its inverse = k >> 1 (k = 1: 1/0, k = 2: 0/1)
                     raise FpforgeValueError(f"output {pin} of {t} is {f!r}, not its state {state} or {state_n}")
-                funcs[pin] = table == 0b01
+                funcs[pin] = at_one == 0
             compiled = [(e and compile(_python_function(e, inputs, function_truth_table(e, inputs)), t, "eval"))
                         for e in (next_state, clear, preset)]
             if any(e and function_truth_table(e, inputs) is None for e in (next_state, clear, preset)):
@@ -239,7 +240,8 @@ def _waveforms(values: np.ndarray, width: int, n: int) -> list[int]:
     return out
 
 
-def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_ports=("clk",)) -> dict:
+def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_ports=("clk",),
+                 waves: bool = False) -> dict:
     """Simulate a mapped netlist on ``stimulus`` and count the toggles of every net.
 
     Parameters
@@ -259,7 +261,8 @@ def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_
     -------
     dict
         ``cycles`` (n), ``nets`` ({bit: (toggles, ones)}: every port bit and every cell output) and
-        ``instances`` ({instance: (cell type, output bit of each output pin)}).
+        ``instances`` ({instance: (cell type, output bit of each output pin)}); with ``waves``, also
+        ``waves`` ({bit: waveform}, bit t of the integer = the bit's value at cycle t).
     """
     from .liberty import check_liberty
 
@@ -353,7 +356,10 @@ def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_
             if not b.startswith("1'b")}
     instances = {name: (t, {pin: pins[pin] for pin in models[t][1] if pin in pins})
                  for t, name, pins in net.instances}
-    return {"cycles": n, "nets": nets, "instances": instances}
+    out = {"cycles": n, "nets": nets, "instances": instances}
+    if waves:
+        out["waves"] = {b: v for b, v in value.items() if not b.startswith("1'b")}
+    return out
 
 
 def instance_activities(netlist_text: str, top: str, liberty, stimulus: dict) -> tuple[dict, int]:
@@ -442,6 +448,8 @@ def workload_stimulus(spec, n: int = DEFAULT_CYCLES, ports=None) -> dict:
             out[side] = operand_words(getattr(dc, side), quantized_operands(dc, x, side=side))
     else:
         fmt = spec.descriptor
+        if getattr(fmt, "runtime_bias", False):  # CFloat8/SHP: the bias port held at 0, the values at that bias
+            fmt = fmt.at(0)
         x = _qsnr_values(fmt, n)
         rounding = (getattr(spec, "rounding", None) or fmt.roundings[:1])[0]
         if isinstance(spec, EncoderSpec):
