@@ -240,6 +240,27 @@ def _waveforms(values: np.ndarray, width: int, n: int) -> list[int]:
     return out
 
 
+def _check_values(top, port, width, values):
+    """One value per cycle for an input port of ``width`` bits: non-negative integers below 2**width (1-D), or
+    ``(n, ceil(width / 64))`` uint64 words; anything else is one clear error (no cast)."""
+    v = np.asarray(values)
+    if v.dtype.kind not in "iub":
+        raise FpforgeTypeError(f"stimulus of {top}.{port} must be integers (one value per cycle), not {v.dtype}")
+    words = -(-width // 64)
+    if v.ndim == 2 and width > 64:
+        if v.shape[1] != words or v.dtype != np.uint64:
+            raise FpforgeValueError(f"stimulus of {top}.{port} ({width} bits) must be (n, {words}) uint64 words, not "
+                                    f"{v.shape} {v.dtype}")
+        return
+    if v.ndim == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    if v.ndim != 1:
+        raise FpforgeValueError(f"stimulus of {top}.{port} must be one value per cycle (1-D), not shape {v.shape}")
+    if v.size and (v.dtype.kind == "i" and v.min() < 0 or width < 64 and int(v.max()) >> width):
+        raise FpforgeValueError(f"stimulus of {top}.{port} must be in 0..2**{width}-1 (its width), not "
+                                f"{int(v.min()) if v.min() < 0 else int(v.max())}")
+
+
 def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_ports=("clk",),
                  waves: bool = False) -> dict:
     """Simulate a mapped netlist on ``stimulus`` and count the toggles of every net.
@@ -277,6 +298,8 @@ def net_activity(netlist_text: str, top: str, liberty, stimulus: dict, *, clock_
         raise FpforgeValueError(f"the stimulus of {top} must drive its inputs {', '.join(sorted(inputs))}"
                                 + (f"; missing {', '.join(missing)}" if missing else "")
                                 + (f"; {', '.join(extra)} not an input" if extra else ""))
+    for p, w in inputs.items():
+        _check_values(top, p, w, stimulus[p])
     lengths = {len(np.asarray(v)) for v in stimulus.values()}
     if len(lengths) != 1 or min(lengths) < 2:
         raise FpforgeValueError(f"every stimulus port needs the same number (>= 2) of cycles, not {sorted(lengths)}")

@@ -1597,6 +1597,14 @@ def _workload_api_cases():
          "stimulus must be a dict"),
         ("net-activity-no-module", lambda: net_activity(inv, "u", _fpforge45(), {"a": [0, 1]}), V,
          "the netlist has no module 'u'"),
+        ("net-activity-too-wide", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0, 2]}), V,
+         "stimulus of t.a must be in 0..2**1-1 (its width), not 2"),
+        ("net-activity-negative", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0, -1]}), V,
+         "must be in 0..2**1-1 (its width), not -1"),
+        ("net-activity-floats", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0.0, 1.0]}), T,
+         "stimulus of t.a must be integers (one value per cycle), not float64"),
+        ("net-activity-2d", lambda: net_activity(inv, "t", _fpforge45(), {"a": [[0, 1], [1, 0]]}), V,
+         "must be one value per cycle (1-D), not shape (2, 2)"),
     ]
 
 
