@@ -67,6 +67,9 @@ def add_parser(subparsers):
     q.add_argument("--liberty", default=None, help="liberty file or name (fpforge45, osu018) for every unit "
                                                    "(default: the space's [synth] liberty, else fpforge45)")
     q.add_argument("--clock-ns", type=_clock_ns, default=None, metavar="T", help="clock period of --ppa (ns)")
+    q.add_argument("--activity", choices=("workload", "vectorless"), default=None,
+                   help="switching activity of --ppa's power: workload (the default: toggles of a zero-delay "
+                        "simulation of each mapped unit on the sweep's Gaussian vectors) or vectorless (OpenSTA)")
     q.add_argument("--cost", choices=COSTS, default=None,
                    help="Pareto cost, relative to FP8 at the same r and f: area-memory (the default, the paper's), "
                         "energy-memory or area-delay (these need --ppa)")
@@ -158,7 +161,7 @@ def _ppa(args, space):
     from .golden.errors import FpforgeError
 
     given = [o for o, v in (("--ppa", args.ppa), ("--liberty", args.liberty), ("--clock-ns", args.clock_ns),
-                            ("--cost", args.cost)) if v]
+                            ("--cost", args.cost), ("--activity", args.activity)) if v]
     if not given:
         space_ppa = getattr(space, "ppa", False)
     elif getattr(space, "kind", "dot") != "dot":
@@ -177,6 +180,8 @@ def _ppa(args, space):
                                 "(without --ppa the cost is area-memory)")
     if args.clock_ns is not None and not space_ppa:
         raise FpforgeValueError("--clock-ns is the clock period of --ppa: add --ppa")
+    if args.activity is not None and not space_ppa:
+        raise FpforgeValueError(f"--activity {args.activity} is the switching activity of --ppa's power: add --ppa")
     liberty = space.liberty
     if args.liberty is not None:
         from .synth.tech import resolve_liberty
@@ -190,7 +195,7 @@ def _ppa(args, space):
         lib_path, lib = check_liberty(DEFAULT_LIBERTY if liberty is None else liberty)
     try:
         space = space.with_(liberty=str(lib_path) if args.liberty is not None else None, clock_ns=args.clock_ns,
-                            ppa=space_ppa, cost=args.cost)
+                            ppa=space_ppa, cost=args.cost, activity=args.activity)
     except FpforgeError as e:
         raise type(e)(f"{', '.join(given) or 'the space'}: {e}") from None
     if space_ppa:
@@ -210,7 +215,8 @@ def _run_csv(args, out_csv, out_json, out_plot):
                                  ("--cluster", args.cluster is not None),
                                  ("--cache", args.cache is not None), ("--no-cache", args.no_cache),
                                  ("--ppa", args.ppa), ("--liberty", args.liberty is not None),
-                                 ("--clock-ns", args.clock_ns is not None), ("--cost", args.cost is not None)) if on]
+                                 ("--clock-ns", args.clock_ns is not None), ("--cost", args.cost is not None),
+                                 ("--activity", args.activity is not None)) if on]
     if given:
         raise FpforgeValueError(f"--from-csv re-reads measured points: {', '.join(given)} apply to a sweep that "
                                 "measures them")
@@ -347,7 +353,7 @@ def _command(args):
         parts.append(f"--flow {args.flow}")
     if args.ppa:
         parts.append("--ppa")
-    for opt in ("liberty", "clock_ns", "cost"):
+    for opt in ("liberty", "clock_ns", "cost", "activity"):
         if getattr(args, opt) is not None:
             parts.append(f"--{opt.replace('_', '-')} {getattr(args, opt)}")
     for opt in ("r", "f", "facet"):

@@ -23,8 +23,10 @@ def add_parser(sub):
     y.add_argument("--power", action="store_true",
                    help="with --clock-ns: internal, switching and leakage power (mW) and energy per operation (pJ)")
     y.add_argument("--activity", default=None, metavar="KIND",
-                   help="switching activity of --power: vectorless (the default: OpenSTA propagates 0.1 "
-                        "transitions per clock at each input) or workload (not yet available)")
+                   help="switching activity of --power: workload (the default for dot units, encoders and "
+                        "decoders: toggles of every net in a zero-delay simulation of the mapped netlist on the "
+                        "unit's own data) or vectorless (the default otherwise: OpenSTA propagates 0.1 transitions "
+                        "per clock at each input); docs/ppa.md")
     y.add_argument("--goal", default=None, metavar="GOAL",
                    help="mapping goal: delay (the default: minimum depth, then area recovery) or area (depth "
                         "relaxed for less area, the MX paper's method; with --clock-ns the least area that meets "
@@ -50,9 +52,6 @@ def _check_ppa_options(args) -> None:
     if args.activity is not None:
         if args.activity not in ACTIVITIES:
             raise UsageError(f"unknown --activity {args.activity!r}; valid: {', '.join(ACTIVITIES)}")
-        if args.activity == "workload":
-            raise UsageError("--activity workload (toggles from a gate-level simulation) is not yet available; "
-                             "use --activity vectorless")
         if not args.power:
             raise UsageError("--activity applies to --power (give --power --clock-ns T)")
     from .synth.flow import GOALS
@@ -61,6 +60,19 @@ def _check_ppa_options(args) -> None:
         raise UsageError(f"unknown --goal {args.goal!r}; valid: {', '.join(GOALS)}")
     if args.power and args.clock_ns is None:
         raise UsageError("--power needs --clock-ns T (power is reported at that clock period)")
+    if args.activity == "workload" or (args.power and args.activity is None):
+        from .synth.activity import check_workload, has_workload
+        from .unitopts import unit_spec
+
+        spec = unit_spec(args)
+        if args.activity is None:
+            args.activity = "workload" if has_workload(spec) else "vectorless"
+        else:
+            try:
+                check_workload(spec)
+            except ValueError as e:
+                raise UsageError(f"--activity workload: {e}".replace("activity 'vectorless'",
+                                                                      "--activity vectorless")) from None
     check_output(args.netlist_out, "--netlist-out")
     if args.netlist_out not in (None, "-") and args.output not in (None, "-") and \
             os.path.abspath(args.netlist_out) == os.path.abspath(args.output):
@@ -98,7 +110,8 @@ def run(args) -> int:
               flush=True)
     report = synthesize(text, name, liberty=args.liberty, keep_hierarchy=args.keep_hierarchy,
                         netlist=args.netlist_out is not None, clock_ns=args.clock_ns, power=args.power,
-                        activity=args.activity or "vectorless", goal=args.goal or "delay")
+                        activity=args.activity or "vectorless", goal=args.goal or "delay",
+                        workload=spec if args.activity == "workload" else None)
     netlist_text = report.pop("netlist_verilog", None)
     if args.netlist_out is not None:
         write_output(args.netlist_out, netlist_text)

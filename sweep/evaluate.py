@@ -141,6 +141,10 @@ def area_key(task) -> dict:
 
         key.update(liberty_path=str(task.get("liberty") or DEFAULT_LIBERTY), clock_ns=task["clock_ns"],
                    activity=task.get("activity", "vectorless"), power=True, sta=_sta_version(sta_version))
+        if key["activity"] == "workload":  # the simulator and the workloads (their stimulus, their length)
+            from ..synth import activity as workload_module
+
+            key["workload"] = [_file_hash(workload_module.__file__), workload_module.DEFAULT_CYCLES]
     return key
 
 
@@ -293,6 +297,8 @@ def area_task(task) -> dict:
     ppa = task.get("clock_ns") is not None
     kw = dict(clock_ns=task["clock_ns"], power=True, activity=task.get("activity", "vectorless"),
               abc_script=task.get("abc_script")) if ppa else dict(abc_script=_abc_script(task))
+    if ppa and kw["activity"] == "workload":  # the unit's own data: the sweep's Gaussian vectors, quantized
+        kw["workload"] = task_spec(task["unit"])[0]
     # (PPA without a space's own ABC script: the flow's delay-target script)
     rep = synthesize(verilog, top, liberty=task.get("liberty"), pre_abc=task.get("pre_abc", True),
                      reuse=bool(task.get("reuse")), **kw)

@@ -19,6 +19,7 @@ list of points. Points come from ``[[grid]]`` tables (the cartesian product of t
     clock_ns = 3.0                    # clock period of the PPA columns (default: none)
     ppa = false                       # true: delay, slack, power and energy per unit (needs clock_ns, a
                                       # liberty with timing and power tables, e.g. osu018; OpenSTA)
+    activity = "workload"             # power's switching activity: workload (gate-level simulation) or vectorless
     [[grid]]
     family = "bdr"                    # bdr (default) or int
     m  = [2, 4]                       # an integer or a list, every key
@@ -401,7 +402,7 @@ class Space:
 
     def __init__(self, name, points, *, r=16, f=24, vectors=DEFAULT_VECTORS, seed=DEFAULT_SEED, liberty=None,
                  abc_script=None, flow="standard", description="", where="", labels=None, clock_ns=None, ppa=False,
-                 activity="vectorless", cost="area-memory"):
+                 activity="workload", cost="area-memory"):
         if not isinstance(name, str) or not name:
             raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
                            "a non-empty string")
@@ -505,8 +506,8 @@ def _check_ppa(where, clock_ns, ppa, activity, cost):
     if not isinstance(ppa, bool):
         raise _problem(FpforgeTypeError, where, "[synth]", "ppa", f"must be true or false, not {_show(ppa)}",
                        "true, false")
-    _choice(where, "[synth]", "activity", activity, ("vectorless",),
-            "vectorless (workload: toggles from a gate-level simulation, not yet available)")
+    _choice(where, "[synth]", "activity", activity, ("workload", "vectorless"),
+            "workload (toggles of a gate-level simulation on the sweep's Gaussian vectors), vectorless")
     _choice(where, "", "cost", cost, COSTS)
     if ppa and clock_ns is None:
         raise _problem(FpforgeValueError, where, "[synth]", "ppa", "delay, power and energy need a clock period",
@@ -554,7 +555,8 @@ def _check_name(name, where=""):
 
 _TOP = {"name": "", "description": "", "dot": "[dot]", "qsnr": "[qsnr]", "synth": "[synth]", "grid": "[[grid]]",
         "points": "[[points]]"}
-_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "abc_script", "flow", "clock_ns", "ppa")}
+_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "abc_script", "flow", "clock_ns", "ppa",
+                                                                             "activity")}
 _POINT_KEYS = ("preset", "name", "family", *_KEYS)
 #: QSNR vectors a space may ask for (``fpforge.golden.qsnr.MAX_VALUES`` values of 256).
 MAX_VECTORS = (1 << 24) // VECTOR_LENGTH
@@ -687,7 +689,8 @@ def from_dict(data: dict, where="", announce=None) -> Space:
         grid_labels += [label] * len(pts)
     space = Space(name, grid_pts + points, r=r[0] if len(r) == 1 else list(r), f=f[0] if len(f) == 1 else list(f), vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
                   flow=flow, description=description, where=where, labels=grid_labels + labels,
-                  clock_ns=sy.get("clock_ns"), ppa=sy.get("ppa", False))
+                  clock_ns=sy.get("clock_ns"), ppa=sy.get("ppa", False),
+                  activity=sy.get("activity", "workload"))
     if total > LARGE_GRID and announce is not None:
         announce(f"{where}{len(space.points):,} distinct points (grid combinations that are not BDR configurations "
                  "skipped, identical ones merged)")

@@ -193,9 +193,10 @@ def synthesize(
     reuse: bool = False,
     clock_ns: float | None = None,
     power: bool = False,
-    activity: str = "vectorless",
+    activity: str | None = None,
     ops_per_cycle: int = 1,
     goal: str = "delay",
+    workload=None,
 ) -> dict:
     """Synthesize a Verilog design to Liberty cells and report its area (and, with ``clock_ns``, its
     delay, slack and power from OpenSTA: docs/ppa.md).
@@ -248,10 +249,16 @@ def synthesize(
         Also report ``internal_mw``, ``switching_mw``, ``leakage_mw``, ``power_mw`` at ``clock_ns`` and
         ``energy_pj`` = ``power_mw * clock_ns / ops_per_cycle`` (None without ``power``). Needs
         ``clock_ns`` and a liberty with ``internal_power`` tables.
-    activity : str, default "vectorless"
+    activity : str, optional
         ``"vectorless"``: OpenSTA propagates :data:`~fpforge.synth.sta.DEFAULT_INPUT_ACTIVITY` transitions
-        per clock period from every input. ``"workload"`` (gate-level simulation toggles) is not yet
-        available.
+        per clock period from every input. ``"workload"``: the mapped netlist is simulated (zero delay) on
+        the ``workload`` stimulus and every cell's output toggles give its activity
+        (:mod:`fpforge.synth.activity`; no glitches, no wire parasitics). Default: ``"workload"`` when a
+        ``workload`` is given, else ``"vectorless"``.
+    workload : unit spec or dict, optional
+        The stimulus of ``activity="workload"``: a unit spec (:class:`fpforge.hw.spec.UnitSpec` of a
+        combinational dot unit, encoder or decoder: :func:`~fpforge.synth.activity.workload_stimulus` makes
+        its workload), or ``{input port: one value per cycle}``. Adds ``workload_cycles`` to the report.
     ops_per_cycle : int, default 1
         Operations the unit completes per clock cycle (one conversion, one block, one dot product).
     goal : str, default "delay"
@@ -288,11 +295,13 @@ def synthesize(
         from ..golden.errors import FpforgeValueError
 
         raise FpforgeValueError("goal='area' picks the ABC script: give goal or abc_script, not both")
+    activity = _check_workload(activity, workload)
     ppa = check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle)
     if ppa is not None and goal == "area":
         return _area_at_clock(verilog, top, ppa, dict(
             liberty=liberty, keep_hierarchy=keep_hierarchy, timeout=timeout, netlist=netlist, pre_abc=pre_abc,
-            reuse=reuse, clock_ns=clock_ns, power=power, activity=activity, ops_per_cycle=ops_per_cycle))
+            reuse=reuse, clock_ns=clock_ns, power=power, activity=activity, ops_per_cycle=ops_per_cycle,
+            workload=workload))
     if ppa is not None and abc_script is None:
         abc_script = ppa["abc_script"]
     script = _GOAL_SCRIPTS[goal, bool(pre_abc)] if abc_script is None else abc_script
@@ -367,10 +376,13 @@ def synthesize(
             from .sta import run_sta
 
             clock_port = "clk" if _has_input(netlist_json, top, "clk") else None
+            activities, cycles = None, None
+            if power and activity == "workload":
+                activities, cycles = _workload_activities(netlist_text, top, lib_path, netlist_json, workload)
             timing = run_sta(work, "netlist.v", top, lib_name, clock_ns=clock_ns, clock_port=clock_port,
                              driving_cell=ppa["driving_cell"], driving_pin=ppa["driving_pin"],
                              load=ppa["output_load_ff"] / (lib.cap_unit_ff or 1000.0), power=power,
-                             timeout=timeout)
+                             timeout=timeout, activities=activities)
             abc_delay = re.findall(r"Delay =\s*([0-9.]+) ps", log)
 
     version_full = str(stat.get("creator", ""))
@@ -438,12 +450,49 @@ def synthesize(
             critical_path=timing["critical_path"], clock_port=clock_port, driving_cell=ppa["driving_cell"],
             output_load_ff=ppa["output_load_ff"], wire_parasitics="none", sta_version=sta_version(),
             activity=activity if power else None,
-            input_activity=DEFAULT_INPUT_ACTIVITY if power else None, ops_per_cycle=ops_per_cycle,
+            input_activity=DEFAULT_INPUT_ACTIVITY if power and activity == "vectorless" else None,
+            ops_per_cycle=ops_per_cycle, workload_cycles=cycles,
             power_mw=timing.get("power_mw"), internal_mw=timing.get("internal_mw"),
             switching_mw=timing.get("switching_mw"), leakage_mw=timing.get("leakage_mw"), energy_pj=energy)
     if netlist or ppa is not None:
         report["netlist_verilog"] = netlist_text
     return report
+
+
+def _check_workload(activity, workload):
+    """The activity ``synthesize`` uses (None: ``"workload"`` with a ``workload``, else ``"vectorless"``);
+    a ``workload`` without activity ``"workload"``, or the reverse, is an error (nothing is ignored)."""
+    from ..golden.errors import FpforgeTypeError, FpforgeValueError
+    from ..hw.spec import UnitSpec
+    from .activity import check_workload
+    from .sta import ACTIVITIES
+
+    if activity is None:
+        activity = "vectorless" if workload is None else "workload"
+    if not isinstance(activity, str) or activity not in ACTIVITIES:
+        return activity  # check_ppa says what is wrong with it
+    if activity == "workload" and workload is None:
+        raise FpforgeValueError("activity 'workload' simulates the netlist on a workload: give workload= (the unit "
+                                "spec of a dot unit, encoder or decoder, or {input port: values})")
+    if workload is not None and activity != "workload":
+        raise FpforgeValueError(f"workload= is the stimulus of activity 'workload', not of {activity!r}")
+    if isinstance(workload, UnitSpec):
+        check_workload(workload)
+    elif workload is not None and not isinstance(workload, dict):
+        raise FpforgeTypeError(f"workload must be a unit spec or a dict {{input port: values}}, not "
+                               f"{type(workload).__name__}")
+    return activity
+
+
+def _workload_activities(netlist_text, top, lib_path, netlist_json, workload):
+    """``({instance: output toggles per clock period}, cycles)`` of the mapped netlist on ``workload``."""
+    from ..hw.spec import UnitSpec
+    from .activity import instance_activities, workload_stimulus
+
+    mod = netlist_json.get("modules", {}).get(top, {})
+    ports = {name: len(p.get("bits", ())) for name, p in mod.get("ports", {}).items() if p.get("direction") == "input"}
+    stimulus = workload_stimulus(workload, ports=ports) if isinstance(workload, UnitSpec) else workload
+    return instance_activities(netlist_text, top, lib_path, stimulus)
 
 
 def check_goal(goal) -> str:
@@ -496,9 +545,6 @@ def check_ppa(lib, lib_path, clock_ns, power, activity, ops_per_cycle) -> dict |
         raise FpforgeTypeError(f"activity must be a name ({', '.join(ACTIVITIES)}), not {activity!r}")
     if activity not in ACTIVITIES:
         raise UnknownName(f"unknown activity {activity!r}; valid: {', '.join(ACTIVITIES)}")
-    if activity == "workload":
-        raise FpforgeValueError("activity 'workload' (toggles from a gate-level simulation) is not yet available; "
-                                "use 'vectorless' (OpenSTA's propagation of the input activity)")
     if isinstance(ops_per_cycle, bool) or not isinstance(ops_per_cycle, int):
         raise FpforgeTypeError(f"ops_per_cycle must be an integer, not {ops_per_cycle!r}")
     if ops_per_cycle < 1:
@@ -694,7 +740,10 @@ def _ppa_rows(report: dict) -> list[tuple[str, str]]:
             ("power", f"{report['power_mw']:.6g} mW = internal {report['internal_mw']:.6g} + switching "
                       f"{report['switching_mw']:.6g} + leakage {report['leakage_mw']:.3g} mW"),
             ("activity", f"{report['activity']}: {report['input_activity']:g} transitions per clock period at "
-                         "each input (OpenSTA's default), propagated through the logic"),
+                         "each input (OpenSTA's default), propagated through the logic"
+             if report.get("activity") != "workload" else
+             f"workload: toggles of every net in a zero-delay gate-level simulation of {report['workload_cycles']} "
+             "cycles (no glitch power)"),
             ("energy", f"{report['energy_pj']:.6g} pJ per operation ({report['ops_per_cycle']} per cycle)"),
         ]
     rows.append(("parasitics", "none: no wire load or wire capacitance in delay and power (pin loads only)"))

@@ -10,8 +10,9 @@ One ``sta -no_init -exit`` run per netlist, in the flow's private work directory
     set_power_activity -input -activity 0.1; report_power     (with power)
 
 No wire parasitics are read (no SPEF, no wire-load model): net capacitance is the pins' only. Debian's 2.0.17
-has no ``read_vcd``/``read_saif``; per-pin activity would go through ``sta::set_power_pin_activity`` (its
-``set_power_activity -pins`` is broken). ``FPFORGE_STA`` names another ``sta`` binary.
+has no ``read_vcd``/``read_saif``, its ``set_power_activity -pins`` is broken and its propagation overwrites
+``sta::set_power_pin_activity`` on every pin but a primary input: workload activities (``activities=``) go
+through per-instance power reports instead (:func:`run_sta`). ``FPFORGE_STA`` names another ``sta`` binary.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..jobs.lifeline import popen_kwargs
 
 __all__ = ["ACTIVITIES", "DEFAULT_INPUT_ACTIVITY", "run_sta", "sta_command"]
 
-#: ``activity=`` choices: OpenSTA's vectorless propagation, or toggles of a gate-level simulation (not yet).
+#: ``activity=`` choices: OpenSTA's vectorless propagation, or toggles of a gate-level simulation of a workload.
 ACTIVITIES = ("vectorless", "workload")
 #: Transitions per clock period at every primary input (OpenSTA's own default, set explicitly), duty 0.5.
 DEFAULT_INPUT_ACTIVITY = 0.1
@@ -64,11 +65,23 @@ def _tcl_name(name: str) -> str:
 
 
 def run_sta(work: Path, netlist: str, top: str, liberty: str, *, clock_ns: float, clock_port: str | None,
-            driving_cell: str, driving_pin: str, load: float, power: bool, timeout: float | None) -> dict:
+            driving_cell: str, driving_pin: str, load: float, power: bool, timeout: float | None,
+            activities: dict | None = None) -> dict:
     """Run OpenSTA on ``work/netlist`` (mapped onto ``work/liberty``); ``load`` is in the library's capacitance
     unit. Returns ``slack_ns``, ``delay_ns`` (``clock_ns - slack``: the critical path's delay including a flop's
     setup time), ``critical_path`` ("from -> to" or None without a constrained path) and, with ``power``,
-    ``internal_mw``, ``switching_mw``, ``leakage_mw`` and ``power_mw``."""
+    ``internal_mw``, ``switching_mw``, ``leakage_mw`` and ``power_mw``.
+
+    ``activities`` ({instance: toggles of its output per clock period}, from a workload simulation): power
+    from those activities instead of the vectorless propagation. OpenSTA 2.0.17 overwrites a
+    ``sta::set_power_pin_activity`` annotation of any pin but a primary input with its own propagation (its
+    ``PropActivityVisitor`` visits every pin the inputs reach), so the annotation goes per instance through
+    OpenSTA's power tables instead: two ``report_power -instances`` at a global activity of 0 and of 1
+    transition per clock period (duty 0.5; global activity switches the propagation off) give each instance
+    its power at rest (leakage, and a flop's clock pin, which toggles twice a period) and its power per output
+    transition; the instance's power is ``rest + activity * (per transition - rest)``. Exact for switching
+    power (½·C·V²·activity/T) and for internal power up to the state-dependent ``when`` weights (taken at
+    duty 0.5): see docs/ppa.md."""
     clock = "clk" if clock_port else "vclk"
     lines = [
         f"read_liberty {liberty}",
@@ -86,7 +99,11 @@ def run_sta(work: Path, netlist: str, top: str, liberty: str, *, clock_ns: float
         'puts "fpforge-slack [worst_slack -max]"',
         "report_checks -path_delay max -digits 4",
     ]
-    if power:
+    if power and activities is not None:
+        for level in (0.0, 1.0):
+            lines += [f'puts "fpforge-power-at {level!r}"', f"sta::set_power_global_activity {level!r} 0.5",
+                      "report_power -instances [get_cells *] -digits 10"]
+    elif power:
         lines += [f"set_power_activity -input -activity {DEFAULT_INPUT_ACTIVITY!r}", "report_power -digits 8"]
     (work / "sta.tcl").write_text("\n".join(lines) + "\n")
     try:
@@ -112,7 +129,9 @@ def run_sta(work: Path, netlist: str, top: str, liberty: str, *, clock_ns: float
     else:
         out.update(slack_ns=round(slack, 4), delay_ns=round(clock_ns - slack, 4),
                    critical_path=f"{start.group(1)} -> {end.group(1)}")
-    if power:
+    if power and activities is not None:
+        out.update(_workload_power(text, activities, top))
+    elif power:
         p = re.search(r"^Total\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)", text, re.MULTILINE)
         if p is None:
             raise ToolError(f"OpenSTA printed no power report for {top!r}")
@@ -120,6 +139,42 @@ def run_sta(work: Path, netlist: str, top: str, liberty: str, *, clock_ns: float
         out.update(internal_mw=_sig(internal), switching_mw=_sig(switching), leakage_mw=_sig(leakage),
                    power_mw=_sig(total))
     return out
+
+
+_INSTANCE_ROW = re.compile(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", re.MULTILINE)
+
+
+def _instance_powers(section: str) -> dict:
+    """``{instance: (internal, switching, leakage)}`` (W) of a ``report_power -instances`` listing."""
+    out = {}
+    for m in _INSTANCE_ROW.finditer(section):
+        try:
+            internal, switching, leakage, _ = (float(v) for v in m.groups()[:4])
+        except ValueError:
+            continue  # a header line
+        out[m.group(5)] = (internal, switching, leakage)
+    return out
+
+
+def _workload_power(text: str, activities: dict, top: str) -> dict:
+    """The power keys from the two per-instance listings of :func:`run_sta` and the workload's activities."""
+    parts = re.split(r"^fpforge-power-at (\S+)$", text, flags=re.MULTILINE)
+    if len(parts) != 5:
+        raise ToolError(f"OpenSTA printed no per-instance power report for {top!r}")
+    rest, per = _instance_powers(parts[2]), _instance_powers(parts[4])
+    missing = sorted(set(activities) - set(rest))[:3]
+    if missing or set(rest) != set(per):
+        raise ToolError(f"OpenSTA's power report of {top!r} lacks instances {', '.join(missing) or '(some)'}")
+    internal = switching = leakage = 0.0
+    for name, (i0, s0, l0) in rest.items():
+        i1, s1, _ = per[name]
+        a = activities.get(name, 0.0)
+        internal += i0 + a * (i1 - i0)
+        switching += s0 + a * (s1 - s0)
+        leakage += l0
+    internal, switching, leakage = (v * 1e3 for v in (internal, switching, leakage))  # W -> mW
+    return dict(internal_mw=_sig(internal), switching_mw=_sig(switching), leakage_mw=_sig(leakage),
+                power_mw=_sig(internal + switching + leakage))
 
 
 def _sig(x: float, digits: int = 6) -> float:

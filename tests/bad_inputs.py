@@ -479,8 +479,8 @@ _PPA_CASES = [
     ("synth-liberty-osu018-not-installed", [*_PPA_SYNTH, "--liberty", "osu018", "--clock-ns", "2"],
      "liberty osu018 (the OSU 0.18 um cells of Debian's qflow-tech-osu018) is not installed", {"FPFORGE_TECH": "{empty}"}),
     ("synth-power-without-clock", [*_PPA_SYNTH, "--liberty", "osu018", "--power"], "--power needs --clock-ns T"),
-    ("synth-activity-workload", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "workload"],
-     "--activity workload (toggles from a gate-level simulation) is not yet available"),
+    ("synth-activity-workload", ["synth", "block-encoder", "-f", "mx6", "--clock-ns", "2", "--power", "--activity",
+                                 "workload"], "--activity workload: no workload for a block-encoder unit"),
     ("synth-activity-unknown", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "toggles"],
      "unknown --activity 'toggles'; valid: vectorless, workload"),
     ("synth-activity-without-power", [*_PPA_SYNTH, "--clock-ns", "2", "--activity", "vectorless"],
@@ -882,7 +882,7 @@ _SWEEP_PPA_CASES = [
     ("space-clock-string", _PPA_SPACE + 'clock_ns = "5ns"\n', "[synth] clock_ns: must be a number"),
     ("space-ppa-area-only-liberty", _PPA_SPACE + "ppa = true\nclock_ns = 5\n", "fpforge45.lib has no timing tables"),
     ("space-ppa-unknown-key", _PPA_SPACE + "clock = 5\n", "[synth] clock: unknown key (valid: liberty, abc_script, "
-     "flow, clock_ns, ppa)"),
+     "flow, clock_ns, ppa, activity)"),
 ])
 
 
@@ -935,6 +935,35 @@ _PROVE_DOT_CASES = [
      "defines no module); name the unit's module with --top"),
 ]
 
+# `--activity workload` (issue 28, item 2): units without a workload, unknown activity names. Each fails before
+# the library, OpenSTA or yosys is needed.
+_WL = ["--clock-ns", "2", "--power", "--activity", "workload"]
+_WORKLOAD_CASES = [
+    ("synth-workload-block-decoder", ["synth", "block-decoder", "-f", "mx6", *_WL],
+     "--activity workload: no workload for a block-decoder unit"),
+    ("synth-workload-scaled-encoder", ["synth", "scaled-encoder", "-f", "e4m3", *_WL],
+     "no workload for a scaled-encoder unit"),
+    ("synth-workload-stream-dot", ["synth", "dot", "--preset", "mx6", "--r", "16", "--f", "32", "--stages", "1", *_WL],
+     "no workload for a pipelined (stream) dot unit (stages > 0)"),
+    ("synth-workload-stream-encoder", ["synth", "encoder", "-f", "e4m3", "--latency", "2", *_WL],
+     "no workload for a pipelined (stream) encoder"),
+    ("synth-workload-dot-epilogue", ["synth", "dot", "--preset", "e4m3", "--r", "2", "--f", "32", "--scale", *_WL],
+     "no workload for a dot unit with the scale/amax epilogue"),
+    ("synth-activity-capitalized", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", "Workload"],
+     "unknown --activity 'Workload'; valid: vectorless, workload"),
+    ("synth-activity-empty", [*_PPA_SYNTH, "--clock-ns", "2", "--power", "--activity", ""],
+     "unknown --activity ''; valid: vectorless, workload"),
+    ("synth-activity-workload-without-power", [*_PPA_SYNTH, "--clock-ns", "2", "--activity", "workload"],
+     "--activity applies to --power"),
+    ("sweep-activity-unknown", ["sweep", "small", "--ppa", "--clock-ns", "5", "--activity", "toggles"],
+     "invalid choice: 'toggles' (choose from 'workload', 'vectorless')"),
+    ("sweep-activity-without-ppa", ["sweep", "small", "--activity", "vectorless"],
+     "--activity vectorless is the switching activity of --ppa's power: add --ppa"),
+] + _space_files([
+    ("space-activity-unknown", _PPA_SPACE + 'ppa = true\nclock_ns = 5\nactivity = "toggles"\n',
+     "[synth] activity: unknown activity 'toggles' (valid: workload"),
+    ("space-activity-not-a-string", _PPA_SPACE + 'ppa = true\nclock_ns = 5\nactivity = 1\n', "[synth] activity"),
+])
 
 CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("", _QSNR) + _rows("", _DOT_ERROR)
              + _unit_rows() + _rows("", _VERILOG) + _rows("", _SIM) + _rows("", _SYNTH) + _rows("", _SCALE)
@@ -946,7 +975,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
              + _rows("", _CLUSTER_CASES) + _rows("", _SWEEP_PPA_CASES)
              + _rows("", _GOAL_CASES)
-             + _rows("", _PROVE_DOT_CASES))
+             + _rows("", _PROVE_DOT_CASES)
+             + _rows("", _WORKLOAD_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1408,7 +1438,7 @@ def _ppa_api_cases():
         ("synth-power-not-bool", lambda: synthesize(src, "x", clock_ns=2, power="yes"), T, "power must be True or"),
         ("synth-power-without-clock", lambda: synthesize(src, "x", power=True), V, "power needs a clock period"),
         ("synth-activity-workload", lambda: synthesize(src, "x", clock_ns=2, power=True, activity="workload"), V,
-         "is not yet available"),
+         "give workload= (the unit spec"),
         ("synth-activity-unknown", lambda: synthesize(src, "x", clock_ns=2, activity="Vectorless"), V,
          "unknown activity 'Vectorless'; valid: vectorless, workload"),
         ("synth-ops-per-cycle-zero", lambda: synthesize(src, "x", clock_ns=2, ops_per_cycle=0), V,
@@ -1564,8 +1594,7 @@ def _sweep_ppa_api_cases():
          "area-memory, energy-memory, area-delay)"),
         ("sweep-api-cost-energy-without-ppa", lambda: Space("x", e4, r=4, cost="energy-memory"), V,
          "cost energy-memory needs the PPA columns"),
-        ("sweep-api-activity-workload", lambda: Space("x", e4, r=4, activity="workload"), V, "unknown activity "
-         "'workload'"),
+        ("sweep-api-activity-unknown", lambda: Space("x", e4, r=4, activity="toggles"), V, "activity"),
         ("sweep-api-ppa-area-only-liberty", lambda: sweep_run(Space("x", e4, r=4, ppa=True, clock_ns=5), cache=False,
                                                               progress=False), V, "fpforge45.lib has no timing tables"),
     ]
@@ -1603,6 +1632,59 @@ def _prove_dot_api_cases():
 
 
 API_CASES += _prove_dot_api_cases()
+
+def _workload_api_cases():
+    """activity="workload" (issue 28, item 2): the workload= stimulus, units without one, net_activity's stimulus."""
+    from fpforge.hw.spec import BlockEncoderSpec, DotSpec, EncoderSpec
+    from fpforge.synth import synthesize
+    from fpforge.synth.activity import net_activity, workload_stimulus
+
+    src = "module x(input a, output y); assign y = ~a; endmodule\n"
+    inv = "module t(a, y);\n  input a;\n  output y;\n  INV_X1 u (\n    .A(a),\n    .ZN(y)\n  );\nendmodule\n"
+    V, T = ValueError, TypeError
+    return [
+        ("synth-workload-with-vectorless", lambda: synthesize(src, "x", clock_ns=2, power=True, activity="vectorless",
+                                                              workload={"a": [0, 1]}), V,
+         "workload= is the stimulus of activity 'workload', not of 'vectorless'"),
+        ("synth-workload-list", lambda: synthesize(src, "x", clock_ns=2, power=True, workload=[0, 1]), T,
+         "workload must be a unit spec or a dict"),
+        ("synth-workload-block-unit", lambda: synthesize(src, "x", clock_ns=2, power=True,
+                                                         workload=BlockEncoderSpec(format="mx6")), V,
+         "no workload for a block-encoder unit"),
+        ("synth-workload-stream-encoder", lambda: synthesize(src, "x", clock_ns=2, power=True,
+                                                             workload=EncoderSpec(format="e4m3", latency=1)), V,
+         "no workload for a pipelined (stream) encoder"),
+        ("workload-stimulus-stream-dot", lambda: workload_stimulus(DotSpec(format="mx6", r=16, f=32, stages=1)), V,
+         "no workload for a pipelined (stream) dot unit"),
+        ("workload-stimulus-not-a-spec", lambda: workload_stimulus("dot"), T, "workload must be a unit spec"),
+        ("net-activity-missing-port", lambda: net_activity(inv, "t", _fpforge45(), {}), V,
+         "the stimulus of t must drive its inputs a; missing a"),
+        ("net-activity-extra-port", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0, 1], "b": [0, 1]}), V,
+         "b not an input"),
+        ("net-activity-one-cycle", lambda: net_activity(inv, "t", _fpforge45(), {"a": [1]}), V,
+         "the same number (>= 2) of cycles"),
+        ("net-activity-not-a-dict", lambda: net_activity(inv, "t", _fpforge45(), [0, 1]), T,
+         "stimulus must be a dict"),
+        ("net-activity-no-module", lambda: net_activity(inv, "u", _fpforge45(), {"a": [0, 1]}), V,
+         "the netlist has no module 'u'"),
+        ("net-activity-too-wide", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0, 2]}), V,
+         "stimulus of t.a must be in 0..2**1-1 (its width), not 2"),
+        ("net-activity-negative", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0, -1]}), V,
+         "must be in 0..2**1-1 (its width), not -1"),
+        ("net-activity-floats", lambda: net_activity(inv, "t", _fpforge45(), {"a": [0.0, 1.0]}), T,
+         "stimulus of t.a must be integers (one value per cycle), not float64"),
+        ("net-activity-2d", lambda: net_activity(inv, "t", _fpforge45(), {"a": [[0, 1], [1, 0]]}), V,
+         "must be one value per cycle (1-D), not shape (2, 2)"),
+    ]
+
+
+def _fpforge45():
+    from fpforge.synth import DEFAULT_LIBERTY
+
+    return DEFAULT_LIBERTY
+
+
+API_CASES += _workload_api_cases()
 
 
 def _ids(rows) -> frozenset:
