@@ -20,7 +20,7 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     s = sub.add_parser("sim", help="run a unit's cocotb regression against the golden model")
     add_unit_options(s)
-    s.add_argument("--simulator", default=None, choices=["verilator", "icarus", "ghdl", "all"],
+    s.add_argument("--simulator", default=None, choices=["verilator", "icarus", "all", "ghdl"],
                    help="default verilator (ghdl for --vhdl); `all` runs verilator and icarus and skips (with one line) "
                         "one that is missing; ghdl runs a user's VHDL (--vhdl)")
     s.add_argument("--vectors", type=int, default=None,
@@ -68,12 +68,15 @@ def _design(args):
         return None
     language = "verilog" if args.verilog else "vhdl"
     if language == "vhdl":
-        if args.simulator in ("verilator", "icarus"):
-            raise UsageError(f"--vhdl runs on GHDL: --simulator ghdl (or leave it out), not {args.simulator} (it "
-                             "simulates Verilog)")
+        if args.simulator in ("verilator", "icarus", "all"):
+            what = "verilator and icarus simulate" if args.simulator == "all" else "it simulates"
+            raise UsageError(f"--vhdl runs on GHDL: --simulator ghdl (or leave it out), not {args.simulator} ({what} "
+                             "Verilog)")
         args.simulator = "ghdl"
     elif args.simulator == "ghdl":
         raise UsageError("--verilog runs on verilator or icarus (or `all`): ghdl simulates VHDL (--vhdl FILE...)")
+    else:
+        args.simulator = args.simulator or "verilator"
     for f in files:
         if not f.strip():
             raise UsageError(f"--{language} needs file names, not {f!r}")
@@ -183,13 +186,13 @@ def run(args) -> int:
         print_spec(spec)
         return 0
     reasons = available_simulators()
+    if design is not None:
+        _describe(design, cfg, spec)  # the port map's checks (a missing port, a width): before any simulator
     if sims == ["ghdl"]:
         from .sim.userdesign import ghdl_executable
 
         ghdl_executable()  # GHDL missing: one line, exit 2
         reasons["ghdl"] = None
-    if design is not None:
-        _describe(design, cfg, spec)  # the port map's checks (a missing port, a width): before any simulator
     if all(reasons[s] for s in sims):
         named = {s: r if r.startswith(s) else f"{s}: {r}" for s, r in reasons.items()}  # "verilator" once
         if len(sims) == 1:

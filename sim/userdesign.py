@@ -245,8 +245,8 @@ class UserDesign:
             what = "module"
         if top is None:
             if len(found) != 1:
-                raise FpforgeValueError(f"{names} define{'s' * (len(files) == 1)} "
-                                        f"{len(found) or 'no'} {what}{'s' * (len(found) != 1)}"
+                plural = {"entity": "entities", "module": "modules"}[what] if len(found) > 1 else what
+                raise FpforgeValueError(f"{names} define{'s' * (len(files) == 1)} {len(found) or 'no'} {plural}"
                                         f"{' (' + ', '.join(found) + ')' if found else ''}; name the one to check "
                                         "with --top")
             top = found[0]
@@ -426,8 +426,8 @@ def check_design_run(cfg, sim, design, smoke=None) -> None:
     if not isinstance(design, UserDesign):
         raise FpforgeTypeError(f"design must be a fpforge.sim.userdesign.UserDesign, not {design!r}"[:300])
     if cfg["unit"] not in DESIGN_UNITS:
-        raise FpforgeValueError(f"fpforge sim checks a user's design of a {', '.join(DESIGN_UNITS[:-1])} or "
-                                f"{DESIGN_UNITS[-1]} unit, not {cfg['unit']!r}")
+        raise FpforgeValueError(f"fpforge sim checks a user's design of an {', '.join(DESIGN_UNITS[:-1])} or "
+                                f"{DESIGN_UNITS[-1]} unit, not {cfg['unit']!r} (valid: {', '.join(DESIGN_UNITS)})")
     if smoke is not None:
         raise FpforgeValueError("smoke applies to fpforge's generated encoders, not a user's design")
     if design.language == "vhdl" and sim != "ghdl":
