@@ -102,6 +102,9 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
         from .userdesign import check_design_run
 
         check_design_run(cfg, sim, design, smoke)
+    elif sim == "ghdl":
+        raise FpforgeValueError("ghdl runs a user's VHDL design (design=UserDesign(files, 'vhdl')); fpforge's units "
+                                "are Verilog: verilator or icarus")
     vectors = resolve_vectors(cfg, "icarus" if sim == "ghdl" else sim, vectors)  # GHDL runs at Icarus' pace
     build_root = cache_dir("sim") if build_root is None else build_root
     unit = build_unit(spec)

@@ -209,8 +209,8 @@ class UserDesign:
             raise FpforgeValueError(f"language must be 'verilog' or 'vhdl', not {language!r}")
         if isinstance(files, (str, os.PathLike)):
             files = [files]
-        files = list(files)
-        if not files or not all(isinstance(f, (str, os.PathLike)) for f in files):
+        files = list(files) if isinstance(files, (list, tuple)) else files
+        if not isinstance(files, list) or not files or not all(isinstance(f, (str, os.PathLike)) for f in files):
             raise FpforgeTypeError(f"files must be a list of paths of the design's {language} sources, not {files!r}")
         if ports is not None and not (isinstance(ports, dict) and all(isinstance(k, str) and isinstance(v, str)
                                                                       for k, v in ports.items())):

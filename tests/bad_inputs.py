@@ -1601,6 +1601,37 @@ def _sweep_ppa_api_cases():
 API_CASES += _sweep_ppa_api_cases()
 
 
+
+def _sim_design_api_cases():
+    from fpforge.sim.regress import regress_unit
+    from fpforge.sim.userdesign import UserDesign, vhdl_ports
+
+    vhd = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "e5m2_to_fp32.vhd")
+    dec = dict(unit="decoder", format="e5m2", target="fp32")
+    V, T = ValueError, TypeError
+    return [
+        ("sim-design-files-not-paths", lambda: UserDesign(42, "vhdl"), T, "files must be a list of paths"),
+        ("sim-design-no-files", lambda: UserDesign([], "vhdl"), T, "files must be a list of paths"),
+        ("sim-design-language-unknown", lambda: UserDesign([vhd], "systemc"), V,
+         "language must be 'verilog' or 'vhdl', not 'systemc'"),
+        ("sim-design-missing-file", lambda: UserDesign(["nodir/x.vhd"], "vhdl"), V, "--vhdl 'nodir/x.vhd': no such file"),
+        ("sim-design-ports-not-names", lambda: UserDesign([vhd], "vhdl", ports={"a": 1}), T,
+         "ports must be a dict {fpforge's port: the design's port} of names (str)"),
+        ("sim-design-top-not-str", lambda: UserDesign([vhd], "vhdl", top=3), T, "top must be the name (str)"),
+        ("sim-design-top-missing", lambda: UserDesign([vhd], "vhdl", top="nope"), V,
+         "e5m2_to_fp32.vhd defines no entity 'nope' (it defines e5m2_to_fp32)"),
+        ("sim-design-not-a-design", lambda: regress_unit(dec, "ghdl", design="x.vhd"), T,
+         "design must be a fpforge.sim.userdesign.UserDesign"),
+        ("sim-design-vhdl-on-verilator", lambda: regress_unit(dec, "verilator", design=UserDesign([vhd], "vhdl")), V,
+         "a VHDL design runs on GHDL (--simulator ghdl), not 'verilator'"),
+        ("sim-design-ghdl-without-design", lambda: regress_unit(dec, "ghdl"), V, "ghdl runs a user's VHDL design"),
+        ("sim-design-vhdl-ports-no-entity", lambda: vhdl_ports(["entity a is port (x : in bit); end;"], "b"), V,
+         "no entity 'b' in the VHDL files"),
+    ]
+
+
+API_CASES += _sim_design_api_cases()
+
 def _ids(rows) -> frozenset:
     return frozenset(row[0] for row in rows)
 
