@@ -154,3 +154,9 @@ def test_vhdl_port_of_a_type_fpforge_cannot_drive_is_named():
     text = "entity t is port (x : in integer range 0 to 255; y : out std_logic_vector(7 downto 0)); end;"
     with pytest.raises(FpforgeValueError, match="port x has type 'integer range 0 to 255'; fpforge connects"):
         vhdl_ports([text], "t")
+
+
+def test_the_vhdl_example_of_the_usage_guide_is_the_tested_file():
+    usage = (Path(__file__).parent.parent / "docs" / "usage.md").read_text()
+    block = usage.split("```vhdl\n", 1)[1].split("```", 1)[0]
+    assert block == DECODER.read_text()
