@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -169,6 +170,16 @@ def _last_line(path: Path) -> str:
         return ""
     errors = [l for l in lines if "error" in l.lower()]
     return (errors or lines or [""])[-1][:300]
+
+
+def _first_located(path: Path) -> str:
+    """The first ``FILE:LINE:COL: message`` line of a log (GHDL's first error: the later ones follow from it)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    m = re.search(r"^\S+:\d+:\d+:.*$", text, re.M)
+    return m.group(0).strip()[:300] if m else ""
 
 
 def _write_if_changed(path: Path, text: str):
@@ -367,8 +378,9 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
         runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
                      build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
                      log_file=str(build_dir / "build.log"))
-    except (subprocess.CalledProcessError, SystemExit) as e:
-        raise ToolError(f"{sim} could not build {top}: {_last_line(build_dir / 'build.log') or e} "
+    except (subprocess.CalledProcessError, SystemExit, RuntimeError) as e:  # cocotb 2 raises RuntimeError
+        detail = _first_located(build_dir / "build.log") if sim == "ghdl" else ""
+        raise ToolError(f"{sim} could not build {top}: {detail or _last_line(build_dir / 'build.log') or e} "
                         f"(log: {build_dir / 'build.log'})") from None
     stamp.write_text(f"{digest} {_sha256(model)}")
     build_seconds = time.monotonic() - t0

@@ -160,3 +160,14 @@ def test_the_vhdl_example_of_the_usage_guide_is_the_tested_file():
     usage = (Path(__file__).parent.parent / "docs" / "usage.md").read_text()
     block = usage.split("```vhdl\n", 1)[1].split("```", 1)[0]
     assert block == DECODER.read_text()
+
+
+@needs_ghdl
+def test_vhdl_that_ghdl_rejects_is_one_error_naming_file_and_line(tmp_path):
+    from fpforge.golden.errors import ToolError
+
+    broken = tmp_path / "broken.vhd"
+    broken.write_text(DECODER.read_text().replace("    value <= v;", "    value <= v"))
+    design = UserDesign([broken], "vhdl", ports={"a": "code", "y": "value"})
+    with pytest.raises(ToolError, match=r"ghdl could not build e5m2_to_fp32: \S*broken\.vhd:\d+:\d+: "):
+        regress_unit(DEC_CFG, "ghdl", design=design, build_root=tmp_path / "b")
