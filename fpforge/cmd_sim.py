@@ -189,7 +189,7 @@ def run(args) -> int:
     if design is not None:
         _describe(design, cfg, spec)  # the port map's checks (a missing port, a width): before any simulator
     if sims == ["ghdl"]:
-        from .sim.userdesign import ghdl_executable
+        from .sim.run import ghdl_executable
 
         ghdl_executable()  # GHDL missing: one line, exit 2
         reasons["ghdl"] = None

@@ -36,8 +36,8 @@ from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import lanes_wrapper
 
-__all__ = ["SIMULATORS", "VERILATOR_HOST_TOOLS", "Result", "SimulatorMissing", "available_simulators", "missing_tools",
-           "require_tools", "run_case", "verilator_env"]
+__all__ = ["SIMULATORS", "VERILATOR_HOST_TOOLS", "Result", "SimulatorMissing", "available_simulators", "ghdl_env",
+           "ghdl_executable", "missing_tools", "require_tools", "run_case", "verilator_env"]
 
 SIMULATORS = ("verilator", "icarus")
 #: GHDL's options for a user's VHDL (analysis, elaboration and run): VHDL-2008, Synopsys' std_logic_arith
@@ -84,6 +84,34 @@ def verilator_env() -> Path:
     if fix not in flags:
         os.environ["MAKEFLAGS"] = f"{flags} {fix}".strip() if " -- " in flags or not flags else f"{flags} -- {fix}"
     return exe
+
+
+def ghdl_executable() -> str:
+    """The ``ghdl`` to run: ``FPFORGE_GHDL`` when set, else the one on PATH.
+
+    Raises
+    ------
+    SimulatorMissing
+        Neither names an executable GHDL (the message says how to get it).
+    """
+    named = os.environ.get("FPFORGE_GHDL", "")
+    if named:
+        if not (Path(named).is_file() and os.access(named, os.X_OK)):
+            raise SimulatorMissing(f"ghdl: FPFORGE_GHDL={named!r} is not an executable GHDL (VHDL designs run on "
+                                   "GHDL); point it at one, or unset it to use ghdl from PATH")
+        return str(Path(named).resolve())
+    found = shutil.which("ghdl")
+    if found is None:
+        raise SimulatorMissing("ghdl: not found on PATH (VHDL designs run on GHDL); apt-get install ghdl, or set "
+                               "FPFORGE_GHDL to its executable")
+    return found
+
+
+def ghdl_env() -> None:
+    """Put the chosen GHDL's directory first on PATH (cocotb's runner calls ``ghdl``)."""
+    exe = Path(ghdl_executable())
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != exe.parent]
+    os.environ["PATH"] = os.pathsep.join([str(exe.parent), *path])
 
 
 def verilator_version() -> tuple[int, int]:
@@ -302,8 +330,6 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
         With the reason the simulator cannot run here.
     """
     if sim == "ghdl":
-        from .userdesign import ghdl_env
-
         ghdl_env()  # raises SimulatorMissing
         reason = None if vhdl else "ghdl simulates VHDL designs (--vhdl FILE); Verilog runs on verilator or icarus"
     else:

@@ -22,12 +22,11 @@ import ast
 import operator
 import os
 import re
-import shutil
 from pathlib import Path
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
 
-__all__ = ["STREAM_CONTROL", "UserDesign", "ghdl_executable", "vhdl_entities", "vhdl_ports"]
+__all__ = ["STREAM_CONTROL", "UserDesign", "check_design_run", "run_design", "vhdl_entities", "vhdl_ports"]
 
 #: The control ports of a stream design (fpforge's names, for --ports) and the generated unit's names.
 STREAM_CONTROL = {"clk": ("in", "clk"), "rst": ("in", "rst"), "i_valid": ("in", "i__valid"),
@@ -35,36 +34,6 @@ STREAM_CONTROL = {"clk": ("in", "clk"), "rst": ("in", "rst"), "i_valid": ("in", 
 
 #: Units whose user designs fpforge sim checks (the ones with an input ``a``).
 DESIGN_UNITS = ("encoder", "decoder", "block-encoder", "block-decoder")
-
-
-def ghdl_executable() -> str:
-    """The ``ghdl`` to run: ``FPFORGE_GHDL`` when set, else the one on PATH.
-
-    Raises
-    ------
-    SimulatorMissing
-        Neither names an executable GHDL (the message says how to get it).
-    """
-    from .run import SimulatorMissing
-
-    named = os.environ.get("FPFORGE_GHDL", "")
-    if named:
-        if not (Path(named).is_file() and os.access(named, os.X_OK)):
-            raise SimulatorMissing(f"ghdl: FPFORGE_GHDL={named!r} is not an executable GHDL (VHDL designs run on "
-                                   "GHDL); point it at one, or unset it to use ghdl from PATH")
-        return str(Path(named).resolve())
-    found = shutil.which("ghdl")
-    if found is None:
-        raise SimulatorMissing("ghdl: not found on PATH (VHDL designs run on GHDL); apt-get install ghdl, or set "
-                               "FPFORGE_GHDL to its executable")
-    return found
-
-
-def ghdl_env() -> None:
-    """Put the chosen GHDL's directory first on PATH (cocotb's runner calls ``ghdl``)."""
-    exe = Path(ghdl_executable())
-    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != exe.parent]
-    os.environ["PATH"] = os.pathsep.join([str(exe.parent), *path])
 
 
 # -- VHDL entities and ports ---------------------------------------------------------------------------

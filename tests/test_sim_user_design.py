@@ -171,3 +171,25 @@ def test_vhdl_that_ghdl_rejects_is_one_error_naming_file_and_line(tmp_path):
     design = UserDesign([broken], "vhdl", ports={"a": "code", "y": "value"})
     with pytest.raises(ToolError, match=r"ghdl could not build e5m2_to_fp32: \S*broken\.vhd:\d+:\d+: "):
         regress_unit(DEC_CFG, "ghdl", design=design, build_root=tmp_path / "b")
+
+
+@pytest.mark.slow
+def test_verilog_stream_design_with_separate_field_ports_passes_on_icarus(tmp_path, capsys, simulators):
+    if simulators["icarus"]:
+        pytest.skip(f"icarus not available: {simulators['icarus']}")
+    assert main(["verilog", "encoder", "-f", "e4m3", "--latency", "2", "--name", "genstream", "-o",
+                 str(tmp_path / "genstream.v")]) == 0
+    (tmp_path / "vstream.v").write_text(
+        "module vstream(input clock, input reset, input in_valid, output in_ready, input [31:0] x, output out_valid,\n"
+        "               input out_ready, output [7:0] code, output [4:0] status);\n"
+        "  wire [12:0] p;\n"
+        "  genstream g(.clk(clock), .rst(reset), .i__valid(in_valid), .i__ready(in_ready), .i__payload(x),\n"
+        "              .o__valid(out_valid), .o__ready(out_ready), .o__payload(p));\n"
+        "  assign code = p[7:0];\n  assign status = p[12:8];\nendmodule\n")
+    capsys.readouterr()
+    code, out = _sim(capsys, "sim", "encoder", "-f", "e4m3", "--latency", "2", "--verilog", str(tmp_path / "genstream.v"),
+                     str(tmp_path / "vstream.v"), "--top", "vstream", "--ports",
+                     "clk=clock,rst=reset,i_valid=in_valid,i_ready=in_ready,a=x,o_valid=out_valid,o_ready=out_ready,"
+                     "y=code,flags=status", "--simulator", "icarus", "--vectors", "300", "--build-dir", str(tmp_path / "b"))
+    assert code == 0, out
+    assert re.search(r"PASS vstream on icarus: \d+ vectors", out)
