@@ -401,7 +401,11 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
             if path.exists() or path.is_symlink():
                 path.unlink()
     try:
-        runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
+        from cocotb_tools.runner import VHDL, Verilog
+
+        # A user's files are tagged by language (any extension: .vhd, .vhdl, .sv, .txt); fpforge's own by name.
+        tagged = [(VHDL if vhdl else Verilog)(str(p)) for p in sources] if extra or vhdl else [str(p) for p in sources]
+        runner.build(sources=tagged, hdl_toplevel=hdl_top, build_dir=str(build_dir),
                      build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
                      log_file=str(build_dir / "build.log"))
     except (subprocess.CalledProcessError, SystemExit, RuntimeError) as e:  # cocotb 2 raises RuntimeError
