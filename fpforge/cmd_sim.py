@@ -21,8 +21,8 @@ def add_parser(sub):
     s = sub.add_parser("sim", help="run a unit's cocotb regression against the golden model")
     add_unit_options(s)
     s.add_argument("--simulator", default=None, choices=["verilator", "icarus", "all", "ghdl"],
-                   help="default verilator (ghdl for --vhdl); `all` runs verilator and icarus and skips (with one line) "
-                        "one that is missing; ghdl runs a user's VHDL (--vhdl)")
+                   help="default verilator (ghdl for --vhdl); `all` runs verilator and icarus and skips (with one "
+                        "line) one that is missing; ghdl runs a user's VHDL (--vhdl)")
     s.add_argument("--vectors", type=int, default=None,
                    help="random vectors: FP32 operands per rounding/saturation pair, blocks, dot products or "
                         "scaled-encoder transfers (default per simulator and unit, printed before the run; table in "

@@ -76,7 +76,7 @@ def _eval(expr: str, generics: dict) -> int:
             return _OPS[type(node.op)](value(node.left), value(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -value(node.operand)
-        raise ValueError(expr)
+        raise FpforgeValueError(f"not an integer expression: {expr!r}")  # caught: the range is named
 
     return value(ast.parse(expr.strip().replace("**", "**"), mode="eval").body)
 

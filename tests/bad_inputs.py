@@ -888,8 +888,9 @@ _SWEEP_PPA_CASES = [
 
 # `fpforge sim UNIT ... --verilog/--vhdl FILE... --top NAME --ports MAP` (issue 31, items 1 and 4): a user's design.
 PLACE_FILES.update({
-    "udecvhd": "library ieee;\nuse ieee.std_logic_1164.all;\nentity udec is\n  port (code : in std_logic_vector(7 downto 0);"
-               "\n        value : out std_logic_vector(31 downto 0);\n        dbg : out std_logic_vector(2 downto 0));\n"
+    "udecvhd": "library ieee;\nuse ieee.std_logic_1164.all;\nentity udec is\n"
+               "  port (code : in std_logic_vector(7 downto 0);\n        value : out std_logic_vector(31 downto 0);\n"
+               "        dbg : out std_logic_vector(2 downto 0));\n"
                "end entity;\narchitecture a of udec is\nbegin\n  value <= (others => '0');\n  dbg <= \"000\";\n"
                "end architecture;\n",
     "utwovhd": "entity one is port (a : in bit); end entity;\nentity two is port (a : in bit); end entity;\n",
@@ -1614,7 +1615,8 @@ def _sim_design_api_cases():
         ("sim-design-no-files", lambda: UserDesign([], "vhdl"), T, "files must be a list of paths"),
         ("sim-design-language-unknown", lambda: UserDesign([vhd], "systemc"), V,
          "language must be 'verilog' or 'vhdl', not 'systemc'"),
-        ("sim-design-missing-file", lambda: UserDesign(["nodir/x.vhd"], "vhdl"), V, "--vhdl 'nodir/x.vhd': no such file"),
+        ("sim-design-missing-file", lambda: UserDesign(["nodir/x.vhd"], "vhdl"), V,
+         "--vhdl 'nodir/x.vhd': no such file"),
         ("sim-design-ports-not-names", lambda: UserDesign([vhd], "vhdl", ports={"a": 1}), T,
          "ports must be a dict {fpforge's port: the design's port} of names (str)"),
         ("sim-design-top-not-str", lambda: UserDesign([vhd], "vhdl", top=3), T, "top must be the name (str)"),

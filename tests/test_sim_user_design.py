@@ -187,9 +187,16 @@ def test_verilog_stream_design_with_separate_field_ports_passes_on_icarus(tmp_pa
         "              .o__valid(out_valid), .o__ready(out_ready), .o__payload(p));\n"
         "  assign code = p[7:0];\n  assign status = p[12:8];\nendmodule\n")
     capsys.readouterr()
-    code, out = _sim(capsys, "sim", "encoder", "-f", "e4m3", "--latency", "2", "--verilog", str(tmp_path / "genstream.v"),
-                     str(tmp_path / "vstream.v"), "--top", "vstream", "--ports",
+    code, out = _sim(capsys, "sim", "encoder", "-f", "e4m3", "--latency", "2", "--verilog",
+                     str(tmp_path / "genstream.v"), str(tmp_path / "vstream.v"), "--top", "vstream", "--ports",
                      "clk=clock,rst=reset,i_valid=in_valid,i_ready=in_ready,a=x,o_valid=out_valid,o_ready=out_ready,"
-                     "y=code,flags=status", "--simulator", "icarus", "--vectors", "300", "--build-dir", str(tmp_path / "b"))
+                     "y=code,flags=status", "--simulator", "icarus", "--vectors", "300",
+                     "--build-dir", str(tmp_path / "b"))
     assert code == 0, out
     assert re.search(r"PASS vstream on icarus: \d+ vectors", out)
+
+
+def test_vhdl_range_fpforge_cannot_read_is_named():
+    text = "entity t is port (x : in std_logic_vector(log2(W) downto 0); y : out std_logic); end;"
+    with pytest.raises(FpforgeValueError, match=r"the range of port x \(\(log2\(w\) downto 0\)\) is not an integer"):
+        vhdl_ports([text], "t")
