@@ -7,6 +7,7 @@ progress bar shows vectors done, the rate and the time left.
 
 from __future__ import annotations
 
+import re
 import sys
 
 from .cliutil import UsageError, seed_arg
@@ -19,8 +20,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub):
     s = sub.add_parser("sim", help="run a unit's cocotb regression against the golden model")
     add_unit_options(s)
-    s.add_argument("--simulator", default="verilator", choices=["verilator", "icarus", "all"],
-                   help="default verilator; `all` runs both and skips (with one line) one that is missing")
+    s.add_argument("--simulator", default=None, choices=["verilator", "icarus", "all", "ghdl"],
+                   help="default verilator (ghdl for --vhdl); `all` runs verilator and icarus and skips (with one "
+                        "line) one that is missing; ghdl runs a user's VHDL (--vhdl)")
     s.add_argument("--vectors", type=int, default=None,
                    help="random vectors: FP32 operands per rounding/saturation pair, blocks, dot products or "
                         "scaled-encoder transfers (default per simulator and unit, printed before the run; table in "
@@ -33,7 +35,60 @@ def add_parser(sub):
                    help="run-time-bias formats: biases of the exhaustive/directed stimulus, a comma list or `all` "
                         "(default: FP32-source encoders 0,1,7,15,31,32,62,63; FP16/BF16-source encoders 0,7,32,63; "
                         "decoders of 8-bit formats all 64, of SHP 0,1,7,15,31,32,62,63)")
+    u = s.add_argument_group("a user's design (docs/usage.md, \"Verify your own design\")")
+    src = u.add_mutually_exclusive_group()
+    src.add_argument("--verilog", nargs="+", default=None, metavar="FILE",
+                     help="check this Verilog design (its files) instead of fpforge's unit, on verilator or icarus")
+    src.add_argument("--vhdl", nargs="+", default=None, metavar="FILE",
+                     help="check this VHDL design (its files) instead of fpforge's unit, on GHDL (ghdl on PATH or "
+                          "FPFORGE_GHDL)")
+    u.add_argument("--top", default=None, metavar="NAME",
+                   help="the design's module or entity (default: the files' only one)")
+    u.add_argument("--ports", default=None, metavar="MAP",
+                   help="UNIT_PORT=USER_PORT,... from fpforge's port names (a, y, flags, mode, sat, bias, rand; a "
+                        "stream adds clk, rst, i_valid, i_ready, o_valid, o_ready) to the design's; unnamed ports keep "
+                        "their names; fpforge's ports the design lacks are not driven (inputs) or not checked "
+                        "(outputs), and the output lists them")
     s.set_defaults(run=run)
+
+
+def _design(args):
+    """The user's design of --verilog/--vhdl (None without), its options checked; sets args.simulator."""
+    from .cmd_prove import _parse_ports
+    from .hw.generate import check_module_name
+
+    files = args.verilog or args.vhdl
+    if files is None:
+        if args.top is not None or args.ports is not None:
+            raise UsageError("--top and --ports apply to a user's design (--verilog FILE... or --vhdl FILE...)")
+        if args.simulator == "ghdl":
+            raise UsageError("--simulator ghdl runs a user's VHDL design (--vhdl FILE...); fpforge's units are "
+                             "Verilog: verilator or icarus")
+        args.simulator = args.simulator or "verilator"
+        return None
+    language = "verilog" if args.verilog else "vhdl"
+    if language == "vhdl":
+        if args.simulator in ("verilator", "icarus", "all"):
+            what = "verilator and icarus simulate" if args.simulator == "all" else "it simulates"
+            raise UsageError(f"--vhdl runs on GHDL: --simulator ghdl (or leave it out), not {args.simulator} ({what} "
+                             "Verilog)")
+        args.simulator = "ghdl"
+    elif args.simulator == "ghdl":
+        raise UsageError("--verilog runs on verilator or icarus (or `all`): ghdl simulates VHDL (--vhdl FILE...)")
+    else:
+        args.simulator = args.simulator or "verilator"
+    for f in files:
+        if not f.strip():
+            raise UsageError(f"--{language} needs file names, not {f!r}")
+    if args.top is not None and language == "verilog":
+        check_module_name(args.top)
+    elif args.top is not None and not re.fullmatch(r"[A-Za-z](_?[A-Za-z0-9])*", args.top):
+        raise UsageError(f"--top {args.top!r} is not a VHDL entity name (a letter, then letters, digits and single "
+                         "underscores)")
+    ports = None if args.ports is None else _parse_ports(args.ports)
+    from .sim.userdesign import UserDesign
+
+    return UserDesign(files, language, args.top, ports)
 
 
 def _biases(args, cfg):
@@ -104,6 +159,12 @@ def run(args) -> int:
         raise UsageError("--name sets the module name of generated Verilog; sim names its modules itself")
     spec = unit_spec(args)  # every option error before any simulator starts
     cfg = spec.as_options()
+    design = _design(args)
+    if design is not None:
+        from .sim.userdesign import check_design_run
+
+        for sim in (["verilator", "icarus"] if args.simulator == "all" else [args.simulator]):
+            check_design_run(cfg, sim, design)
     biases = _biases(args, cfg)
     from .hw.generate import check_unit
 
@@ -120,11 +181,18 @@ def run(args) -> int:
             raise UsageError(f"--build-dir {args.build_dir!r} is not a directory")
     sims = ["verilator", "icarus"] if args.simulator == "all" else [args.simulator]
     for sim in sims:
-        resolve_vectors(cfg, sim, args.vectors)  # --vectors for an exhaustive unit, ...
+        resolve_vectors(cfg, "icarus" if sim == "ghdl" else sim, args.vectors)  # --vectors for an exhaustive unit
     if args.spec_json:  # after the same checks as a run (not the simulators' presence: no run follows)
         print_spec(spec)
         return 0
     reasons = available_simulators()
+    if design is not None:
+        _describe(design, cfg, spec)  # the port map's checks (a missing port, a width): before any simulator
+    if sims == ["ghdl"]:
+        from .sim.run import ghdl_executable
+
+        ghdl_executable()  # GHDL missing: one line, exit 2
+        reasons["ghdl"] = None
     if all(reasons[s] for s in sims):
         named = {s: r if r.startswith(s) else f"{s}: {r}" for s, r in reasons.items()}  # "verilator" once
         if len(sims) == 1:
@@ -135,13 +203,36 @@ def run(args) -> int:
         if reasons[sim]:
             print(f"{sim}: skipped — {reasons[sim]}", file=sys.stderr, flush=True)
             continue
-        vectors = resolve_vectors(cfg, sim, args.vectors)
+        vectors = resolve_vectors(cfg, "icarus" if sim == "ghdl" else sim, args.vectors)
         bar = _Bar(sim, _what(cfg["unit"], vectors))
         try:
             result = regress_unit(spec, sim, vectors=vectors, seed=args.seed_vectors, build_root=args.build_dir,
-                                  biases=biases, progress=bar)
+                                  biases=biases, progress=bar, design=design)
         finally:
             bar.close()
         print(result.summary(), flush=True)
+        if design is not None and not result.passed:
+            print(f"  seed {args.seed_vectors}: the same command with --seed-vectors {args.seed_vectors} replays "
+                  "these vectors", flush=True)
         ok &= result.passed
     return 0 if ok else 1
+
+
+def _describe(design, cfg, spec):
+    """Check ``design``'s ports against the unit's and print what is checked, before any simulator runs."""
+    from .hw.generate import build_unit
+    from .sim.ports import ports_of, stream_layouts
+
+    unit = build_unit(spec)
+    for obj in (unit, getattr(unit, "core", None)):  # built for its ports only: no "never used" warning
+        if obj is not None:
+            obj._MustUse__silence = True
+    if spec.latency:
+        design.stream(*stream_layouts(unit))
+    else:
+        design.comb(ports_of(unit), 1)
+    files = ", ".join(f.name for f in design.files)
+    print(f"checking {design.what} {design.top} ({files}) as {spec.unit} {cfg.get('format')}"
+          + (f", a stream of latency {spec.latency}" if spec.latency else ""), flush=True)
+    for note in design.notes:
+        print(f"  {note}", flush=True)

@@ -7,12 +7,14 @@ if __name__ != "fpforge.sim":  # the folder imported as a top-level package: a s
 from .cases import UnitCase, decoder_case, encoder_case, unit_case
 from .regress import regress_unit
 from .run import SIMULATORS, Result, SimulatorMissing, available_simulators, run_case, verilator_env
+from .userdesign import UserDesign
 
 __all__ = [
     "Result",
     "SIMULATORS",
     "SimulatorMissing",
     "UnitCase",
+    "UserDesign",
     "available_simulators",
     "decoder_case",
     "encoder_case",

@@ -22,7 +22,7 @@ from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..hw.spec import UnitSpec, as_spec
 from .harness import HarnessSpec, module_ports
 
-__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "conditions_of", "domain_of", "port_map_wrapper", "unit_config",
+__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "check_port_map", "conditions_of", "domain_of", "port_map_wrapper", "unit_config",
            "unit_spec"]
 
 #: Biases an encoder of a run-time-bias format is proved at when none are given (the issue's record).
@@ -329,42 +329,7 @@ def port_map_wrapper(top, actual, expected, ports, taken=()):
     """
     from .lanes import verilog_port
 
-    if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in ports.items()):
-        raise FpforgeTypeError(f"ports must be a dict {{fpforge's port: the design's port}} of names (str), not "
-                               f"{ports!r}")
-    theirs = ", ".join(f"{n} ({_kind(*dw)})" for n, dw in actual.items()) or "none"
-    ours = ", ".join(f"{n} ({_kind(*dw)})" for n, dw in expected.items())
-    for unit_port, user_port in ports.items():
-        if unit_port not in expected:
-            raise FpforgeValueError(f"port map {unit_port}={user_port}: fpforge's unit has no port {unit_port!r} "
-                                    f"(its ports: {ours})")
-        if user_port not in actual:
-            raise FpforgeValueError(f"port map {unit_port}={user_port}: module {top} has no port {user_port!r} "
-                                    f"(its ports: {theirs})")
-    twice = next((v for i, v in enumerate(ports.values()) if v in list(ports.values())[:i]), None)
-    if twice is not None:
-        names = [k for k, v in ports.items() if v == twice]
-        raise FpforgeValueError(f"port map: {' and '.join(names)} both map to {top}'s port {twice!r}; map each "
-                                "port once")
-    mapped = {u: ports.get(u, u) for u in expected}
-    mapped = {u: v for u, v in mapped.items() if v in actual and (u in ports or v not in ports.values())}
-    for u, v in mapped.items():
-        (ed, ew), (ad, aw) = expected[u], actual[v]
-        if (ed, ew) != (ad, aw):
-            raise FpforgeValueError(f"port map {u}={v}: {top}'s {v} is an {_kind(ad, aw)}, fpforge's {u} is an "
-                                    f"{_kind(ed, ew)}")
-    undriven = [v for v, (d, _) in actual.items() if d != "out" and v not in mapped.values()]
-    if undriven:
-        raise FpforgeValueError(f"module {top} has input{'s' * (len(undriven) > 1)} {', '.join(undriven)} that "
-                                f"no port of fpforge's unit drives (map them with --ports UNIT_PORT=USER_PORT; "
-                                f"fpforge's ports: {ours})")
-    if "a" not in mapped:
-        raise FpforgeValueError(f"module {top} has no port for fpforge's input a ({_kind(*expected['a'])}); map "
-                                f"it with --ports a=USER_PORT (its ports: {theirs})")
-    if not any(expected[u][0] == "out" for u in mapped):
-        outs = ", ".join(u for u, (d, _) in expected.items() if d == "out")
-        raise FpforgeValueError(f"module {top} has no port for any output of fpforge's unit ({outs}); map one with "
-                                f"--ports {outs.split(',')[0]}=USER_PORT (its ports: {theirs})")
+    mapped = check_port_map(top, actual, expected, ports)
     wrapper = f"{top}__fpforge_ports"
     while wrapper in taken:
         wrapper += "_"
@@ -386,3 +351,46 @@ def port_map_wrapper(top, actual, expected, ports, taken=()):
     if unused:
         notes.append(f"outputs of {top} not compared (no port of fpforge's unit maps to them): {', '.join(unused)}")
     return text, wrapper, checked, tuple(notes)
+
+
+def check_port_map(top, actual, expected, ports, what="module") -> dict:
+    """The checks of :func:`port_map_wrapper` (also the ones of ``fpforge sim --ports``): ``{fpforge's port:
+    top's port}`` for every port of ``expected`` that ``top`` has, or one clear error (see there); ``what``:
+    ``module`` or ``entity`` (VHDL), for the messages."""
+    if not isinstance(ports, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in ports.items()):
+        raise FpforgeTypeError(f"ports must be a dict {{fpforge's port: the design's port}} of names (str), not "
+                               f"{ports!r}")
+    theirs = ", ".join(f"{n} ({_kind(*dw)})" for n, dw in actual.items()) or "none"
+    ours = ", ".join(f"{n} ({_kind(*dw)})" for n, dw in expected.items())
+    for unit_port, user_port in ports.items():
+        if unit_port not in expected:
+            raise FpforgeValueError(f"port map {unit_port}={user_port}: fpforge's unit has no port {unit_port!r} "
+                                    f"(its ports: {ours})")
+        if user_port not in actual:
+            raise FpforgeValueError(f"port map {unit_port}={user_port}: {what} {top} has no port {user_port!r} "
+                                    f"(its ports: {theirs})")
+    twice = next((v for i, v in enumerate(ports.values()) if v in list(ports.values())[:i]), None)
+    if twice is not None:
+        names = [k for k, v in ports.items() if v == twice]
+        raise FpforgeValueError(f"port map: {' and '.join(names)} both map to {top}'s port {twice!r}; map each "
+                                "port once")
+    mapped = {u: ports.get(u, u) for u in expected}
+    mapped = {u: v for u, v in mapped.items() if v in actual and (u in ports or v not in ports.values())}
+    for u, v in mapped.items():
+        (ed, ew), (ad, aw) = expected[u], actual[v]
+        if (ed, ew) != (ad, aw):
+            raise FpforgeValueError(f"port map {u}={v}: {top}'s {v} is an {_kind(ad, aw)}, fpforge's {u} is an "
+                                    f"{_kind(ed, ew)}")
+    undriven = [v for v, (d, _) in actual.items() if d != "out" and v not in mapped.values()]
+    if undriven:
+        raise FpforgeValueError(f"{what} {top} has input{'s' * (len(undriven) > 1)} {', '.join(undriven)} that "
+                                f"no port of fpforge's unit drives (map them with --ports UNIT_PORT=USER_PORT; "
+                                f"fpforge's ports: {ours})")
+    if "a" not in mapped:
+        raise FpforgeValueError(f"{what} {top} has no port for fpforge's input a ({_kind(*expected['a'])}); map "
+                                f"it with --ports a=USER_PORT (its ports: {theirs})")
+    if not any(expected[u][0] == "out" for u in mapped):
+        outs = ", ".join(u for u, (d, _) in expected.items() if d == "out")
+        raise FpforgeValueError(f"{what} {top} has no port for any output of fpforge's unit ({outs}); map one with "
+                                f"--ports {outs.split(',')[0]}=USER_PORT (its ports: {theirs})")
+    return mapped

@@ -70,7 +70,7 @@ def resolve_vectors(cfg, sim, vectors) -> int | None:
 
 
 def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None, stream_vectors=None,
-                 stall=0.3, biases=None, directed=True, progress=None, smoke=None):
+                 stall=0.3, biases=None, directed=True, progress=None, smoke=None, design=None):
     """Simulate the unit ``cfg`` (a spec, :mod:`fpforge.hw.spec`, or a dict of ``build_unit`` keywords) on
     ``sim`` against the golden model.
 
@@ -91,10 +91,21 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     ``vectors`` defaults to :func:`default_vectors` (per simulator); builds live under ``build_root``
     (default ``fpforge.jobs.cache_dir("sim")``), one directory per spec (``<module>-<spec.key>``),
     reused while the spec is the same. ``progress(done, total)`` is called as vectors complete.
+
+    ``design`` (a :class:`fpforge.sim.userdesign.UserDesign`) simulates a user's Verilog or VHDL instead of
+    the generated unit, with the same stimulus and checks (``sim="ghdl"`` for VHDL); the result's ``top``
+    is the design's, its ``notes`` say which ports are mapped, not driven or not checked.
     """
     spec = as_spec(cfg)
     cfg = spec.as_options()
-    vectors = resolve_vectors(cfg, sim, vectors)
+    if design is not None:
+        from .userdesign import check_design_run
+
+        check_design_run(cfg, sim, design, smoke)
+    elif sim == "ghdl":
+        raise FpforgeValueError("ghdl runs a user's VHDL design (design=UserDesign(files, 'vhdl')); fpforge's units "
+                                "are Verilog: verilator or icarus")
+    vectors = resolve_vectors(cfg, "icarus" if sim == "ghdl" else sim, vectors)  # GHDL runs at Icarus' pace
     build_root = cache_dir("sim") if build_root is None else build_root
     unit = build_unit(spec)
     name = default_name(unit)
@@ -123,6 +134,11 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     build_dir = Path(build_root) / f"{name}-{spec.key}"
     if lanes is None:
         lanes = default_lanes(sim, case.size)
+    if design is not None:
+        from .userdesign import run_design
+
+        return run_design(design, sim, unit, case, Path(build_root), spec, lanes=lanes, seed=seed, stall=stall,
+                          stream_vectors=stream_vectors, progress=progress)
     if cfg.get("latency", 0) == 0:
         return run_case(sim, verilog, name, ports_of(unit), case, build_dir, kind="comb", lanes=lanes,
                         seed=seed, labels=case.labels, progress=progress)

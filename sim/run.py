@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -35,10 +36,13 @@ from ..jobs.lifeline import popen_kwargs
 from . import objcache
 from .lanes import lanes_wrapper
 
-__all__ = ["SIMULATORS", "VERILATOR_HOST_TOOLS", "Result", "SimulatorMissing", "available_simulators", "missing_tools",
-           "require_tools", "run_case", "verilator_env"]
+__all__ = ["SIMULATORS", "VERILATOR_HOST_TOOLS", "Result", "SimulatorMissing", "available_simulators", "ghdl_env",
+           "ghdl_executable", "missing_tools", "require_tools", "run_case", "verilator_env"]
 
 SIMULATORS = ("verilator", "icarus")
+#: GHDL's options for a user's VHDL (analysis, elaboration and run): VHDL-2008, Synopsys' std_logic_arith
+#: packages allowed, and its relaxed rules (what most vendor tools accept).
+GHDL_ARGS = ("--std=08", "-fsynopsys", "-frelaxed")
 _MIN_VERILATOR = (5, 36)
 
 
@@ -80,6 +84,34 @@ def verilator_env() -> Path:
     if fix not in flags:
         os.environ["MAKEFLAGS"] = f"{flags} {fix}".strip() if " -- " in flags or not flags else f"{flags} -- {fix}"
     return exe
+
+
+def ghdl_executable() -> str:
+    """The ``ghdl`` to run: ``FPFORGE_GHDL`` when set, else the one on PATH.
+
+    Raises
+    ------
+    SimulatorMissing
+        Neither names an executable GHDL (the message says how to get it).
+    """
+    named = os.environ.get("FPFORGE_GHDL", "")
+    if named:
+        if not (Path(named).is_file() and os.access(named, os.X_OK)):
+            raise SimulatorMissing(f"ghdl: FPFORGE_GHDL={named!r} is not an executable GHDL (VHDL designs run on "
+                                   "GHDL); point it at one, or unset it to use ghdl from PATH")
+        return str(Path(named).resolve())
+    found = shutil.which("ghdl")
+    if found is None:
+        raise SimulatorMissing("ghdl: not found on PATH (VHDL designs run on GHDL); apt-get install ghdl, or set "
+                               "FPFORGE_GHDL to its executable")
+    return found
+
+
+def ghdl_env() -> None:
+    """Put the chosen GHDL's directory first on PATH (cocotb's runner calls ``ghdl``)."""
+    exe = Path(ghdl_executable())
+    path = [p for p in os.environ.get("PATH", "").split(os.pathsep) if p and Path(p) != exe.parent]
+    os.environ["PATH"] = os.pathsep.join([str(exe.parent), *path])
 
 
 def verilator_version() -> tuple[int, int]:
@@ -143,6 +175,7 @@ class Result:
     seconds: float = 0.0
     build_seconds: float = 0.0
     log: str = ""
+    notes: tuple = ()  # a user's design: which ports are mapped, not driven, not checked
 
     @property
     def rate(self):
@@ -165,6 +198,16 @@ def _last_line(path: Path) -> str:
         return ""
     errors = [l for l in lines if "error" in l.lower()]
     return (errors or lines or [""])[-1][:300]
+
+
+def _first_located(path: Path) -> str:
+    """The first ``FILE:LINE:COL: message`` line of a log (GHDL's first error: the later ones follow from it)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return ""
+    m = re.search(r"^\S+:\d+:\d+:.*$", text, re.M)
+    return m.group(0).strip()[:300] if m else ""
 
 
 def _write_if_changed(path: Path, text: str):
@@ -248,7 +291,8 @@ def _progress_watch(path: Path, progress, total: int):
 
 
 def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=0, lanes=64, seed=1,
-             labels=(), payload_in=None, payload_out=None, stall=0.3, unstalled=200, progress=None):
+             labels=(), payload_in=None, payload_out=None, stall=0.3, unstalled=200, progress=None,
+             extra_sources=(), vhdl=False, names=None):
     """Simulate ``top`` on ``case`` and compare with the expected arrays.
 
     Parameters
@@ -272,13 +316,24 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     progress : callable, optional
         ``progress(done, total)`` in vectors: once with ``done = 0`` before the build, then while the
         simulation runs (from another thread, about four times a second).
+    extra_sources : sequence of path
+        A user's design files compiled before ``verilog`` (:mod:`fpforge.sim.userdesign`).
+    vhdl : bool
+        ``verilog`` is VHDL (a user's design on ``sim="ghdl"``): a comb wrapper already holds the lanes
+        (entity ``lanes_<top>``).
+    names : dict, optional
+        The testbench's port names that the top spells otherwise (VHDL has no ``i__valid``).
 
     Raises
     ------
     SimulatorMissing
         With the reason the simulator cannot run here.
     """
-    reason = available_simulators().get(sim, f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
+    if sim == "ghdl":
+        ghdl_env()  # raises SimulatorMissing
+        reason = None if vhdl else "ghdl simulates VHDL designs (--vhdl FILE); Verilog runs on verilator or icarus"
+    else:
+        reason = available_simulators().get(sim, f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}, ghdl")
     if reason:
         raise SimulatorMissing(reason if reason.startswith(sim) else f"{sim}: {reason}")
     build_dir = Path(build_dir).resolve() / sim
@@ -288,7 +343,7 @@ def run_case(sim, verilog, top, ports, case, build_dir, *, kind="comb", latency=
     build_dir.mkdir(parents=True, exist_ok=True)
     with _locked(build_dir):
         return _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes, seed, labels,
-                           payload_in, payload_out, stall, unstalled, progress)
+                           payload_in, payload_out, stall, unstalled, progress, extra_sources, vhdl, names)
 
 
 #: What a build directory's files are called, for the checks of a damaged build (:func:`_run_locked`).
@@ -308,15 +363,21 @@ def _sha256(path: Path) -> str:
 
 
 def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes, seed, labels, payload_in,
-                payload_out, stall, unstalled, progress):
+                payload_out, stall, unstalled, progress, extra_sources=(), vhdl=False, names=None):
     model = _artifact(sim, build_dir)
     for name in (*_OWN_FILES, f"{top}.v", f"lanes_{top}.v", model.name):  # a directory where a file belongs
         if (build_dir / name).is_dir() and not (build_dir / name).is_symlink():
             note_rebuilt(build_dir / name, "a directory where a file belongs", remove=True)
-    _write_if_changed(build_dir / f"{top}.v", verilog)
-    sources = [build_dir / f"{top}.v"]
-    hdl_top = top
-    if kind == "comb":
+    extra = [Path(p) for p in extra_sources]
+    if vhdl:
+        _write_if_changed(build_dir / f"wrap_{top}.vhd", verilog)
+        sources = [*extra, build_dir / f"wrap_{top}.vhd"]
+        hdl_top = f"lanes_{top}" if kind == "comb" else top
+    else:
+        _write_if_changed(build_dir / f"{top}.v", verilog)
+        sources = [*extra, build_dir / f"{top}.v"]
+        hdl_top = top
+    if kind == "comb" and not vhdl:
         hdl_top = f"lanes_{top}"
         _write_if_changed(build_dir / f"{hdl_top}.v", lanes_wrapper(top, ports, lanes))
         sources.append(build_dir / f"{hdl_top}.v")
@@ -324,34 +385,39 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
     stamp = build_dir / "build.stamp"
 
     runner = _runner(sim)
-    build_args = ["-g2005"] if sim == "icarus" else ["-Wno-fatal", "-O2", "--x-assign", "fast"]
+    build_args = {"icarus": ["-g2005"], "ghdl": list(GHDL_ARGS)}.get(sim, ["-Wno-fatal", "-O2", "--x-assign", "fast"])
     t0 = time.monotonic()
     # Verilator's runner always re-runs verilator and make (make then finds nothing to recompile);
     # Icarus' runner skips the build itself when the sources are older than its output.
     # The stamp is the sources' digest and the model's: a truncated or altered model is rebuilt.
     stamped = stamp.read_text() if stamp.is_file() else ""
-    fresh = stamped == f"{digest} {_sha256(model)}"
+    fresh = stamped == f"{digest} {_sha256(model)}" and sim != "ghdl"  # GHDL: analysis is quick, always redone
     if progress is not None:
         progress(0, case.size)
-    if stamped.startswith(f"{digest} ") and not fresh:
+    if stamped.startswith(f"{digest} ") and not fresh and sim != "ghdl":
         note_rebuilt(model, "the simulator's model is missing, truncated or altered")
     if not fresh:  # relinked from the objects make keeps: a damaged model is never taken as up to date
         for path in (stamp, model):
             if path.exists() or path.is_symlink():
                 path.unlink()
     try:
-        runner.build(sources=[str(p) for p in sources], hdl_toplevel=hdl_top, build_dir=str(build_dir),
+        from cocotb_tools.runner import VHDL, Verilog
+
+        # A user's files are tagged by language (any extension: .vhd, .vhdl, .sv, .txt); fpforge's own by name.
+        tagged = [(VHDL if vhdl else Verilog)(str(p)) for p in sources] if extra or vhdl else [str(p) for p in sources]
+        runner.build(sources=tagged, hdl_toplevel=hdl_top, build_dir=str(build_dir),
                      build_args=build_args, timescale=("1ns", "1ps"), always=not fresh,
                      log_file=str(build_dir / "build.log"))
-    except (subprocess.CalledProcessError, SystemExit) as e:
-        raise ToolError(f"{sim} could not build {top}: {_last_line(build_dir / 'build.log') or e} "
+    except (subprocess.CalledProcessError, SystemExit, RuntimeError) as e:  # cocotb 2 raises RuntimeError
+        detail = _first_located(build_dir / "build.log") if sim == "ghdl" else ""
+        raise ToolError(f"{sim} could not build {top}: {detail or _last_line(build_dir / 'build.log') or e} "
                         f"(log: {build_dir / 'build.log'})") from None
     stamp.write_text(f"{digest} {_sha256(model)}")
     build_seconds = time.monotonic() - t0
 
     case_path = build_dir / "case.npz"
     meta = dict(kind=kind, latency=latency, lanes=lanes, seed=seed, ports=ports, labels=list(labels),
-                payload_in=payload_in, payload_out=payload_out, stall=stall, unstalled=unstalled)
+                payload_in=payload_in, payload_out=payload_out, stall=stall, unstalled=unstalled, names=names or {})
     arrays = {f"in_{k}": np.asarray(v, np.uint64) for k, v in case.inputs.items()}
     arrays.update({f"exp_{k}": np.asarray(v, np.uint64) for k, v in case.expected.items()})
     np.savez(case_path, meta=json.dumps(meta), **arrays)
@@ -366,9 +432,10 @@ def _run_locked(sim, verilog, top, ports, case, build_dir, kind, latency, lanes,
         env["FPFORGE_PROGRESS"] = str(progress_path)
     with _progress_watch(progress_path, progress, case.size):
         try:
+            ghdl = dict(test_args=list(GHDL_ARGS), plusargs=["--ieee-asserts=disable"]) if sim == "ghdl" else {}
             runner.test(test_module="fpforge.sim.testbench", hdl_toplevel=hdl_top, build_dir=str(build_dir),
                         test_dir=str(build_dir), extra_env=env, results_xml=str(build_dir / "results.xml"),
-                        log_file=str(build_dir / "test.log"))
+                        log_file=str(build_dir / "test.log"), **ghdl)
         except SystemExit:
             pass  # the runner exits when the simulation failed; the summary (or its absence) says how
     seconds = time.monotonic() - t1

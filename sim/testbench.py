@@ -141,13 +141,16 @@ async def _stream(dut, meta, ins, exp):
     gaps = rng.random(4 * n + 64) < stall
     holds = rng.random(4 * n + 67) < stall
 
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    dut.rst.value = 1
-    dut.i__valid.value = 0
-    dut.o__ready.value = 0
+    names = meta.get("names") or {}  # a VHDL wrapper spells i__valid as i_valid
+    port = {n: getattr(dut, names.get(n, n)) for n in ("clk", "rst", "i__valid", "i__ready", "i__payload",
+                                                      "o__valid", "o__ready", "o__payload")}
+    cocotb.start_soon(Clock(port["clk"], 10, unit="ns").start())
+    port["rst"].value = 1
+    port["i__valid"].value = 0
+    port["o__ready"].value = 0
     for _ in range(3):
-        await FallingEdge(dut.clk)
-    dut.rst.value = 0
+        await FallingEdge(port["clk"])
+    port["rst"].value = 0
 
     sent_at, got_at, outs = [], [], []
     i = cycle = 0
@@ -158,20 +161,20 @@ async def _stream(dut, meta, ins, exp):
     while len(outs) < n and cycle < limit:
         if not cycle & 255:
             report(len(outs))
-        await FallingEdge(dut.clk)
+        await FallingEdge(port["clk"])
         stalled_phase = len(outs) >= unstalled and i >= unstalled
         valid = i < n and (offered or not (stalled_phase and gaps[cycle % len(gaps)]))
         ready = not (stalled_phase and holds[cycle % len(holds)])
-        dut.i__valid.value = int(valid)
+        port["i__valid"].value = int(valid)
         if i < n:
-            dut.i__payload.value = payloads[i]
-        dut.o__ready.value = int(ready)
+            port["i__payload"].value = payloads[i]
+        port["o__ready"].value = int(ready)
         await ReadOnly()
-        if ready and int(dut.o__valid.value):
-            outs.append(dut.o__payload.value.to_unsigned())
+        if ready and int(port["o__valid"].value):
+            outs.append(port["o__payload"].value.to_unsigned())
             got_at.append(cycle)
         offered = valid
-        if valid and int(dut.i__ready.value):
+        if valid and int(port["i__ready"].value):
             sent_at.append(cycle)
             i += 1
             offered = False

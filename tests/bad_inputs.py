@@ -886,6 +886,73 @@ _SWEEP_PPA_CASES = [
 ])
 
 
+# `fpforge sim UNIT ... --verilog/--vhdl FILE... --top NAME --ports MAP` (issue 31, items 1 and 4): a user's design.
+PLACE_FILES.update({
+    "udecvhd": "library ieee;\nuse ieee.std_logic_1164.all;\nentity udec is\n"
+               "  port (code : in std_logic_vector(7 downto 0);\n        value : out std_logic_vector(31 downto 0);\n"
+               "        dbg : out std_logic_vector(2 downto 0));\n"
+               "end entity;\narchitecture a of udec is\nbegin\n  value <= (others => '0');\n  dbg <= \"000\";\n"
+               "end architecture;\n",
+    "utwovhd": "entity one is port (a : in bit); end entity;\nentity two is port (a : in bit); end entity;\n",
+    "uintvhd": "entity uint is port (code : in integer range 0 to 255; value : out bit_vector(31 downto 0)); end;\n",
+})
+_SD = ["sim", "decoder", "-f", "e5m2", "--target", "fp32"]
+_SE = ["sim", "encoder", "-f", "e4m3"]
+_SIM_DESIGN_CASES = [
+    ("sim-vhdl-missing-file", [*_SD, "--vhdl", "nodir/x.vhd"], "--vhdl 'nodir/x.vhd': no such file"),
+    ("sim-verilog-missing-file", [*_SE, "--verilog", "{uencv}", "nodir/y.v"], "--verilog 'nodir/y.v': no such file"),
+    ("sim-vhdl-no-entity-top", [*_SD, "--vhdl", "{udecvhd}", "--top", "nope"],
+     "udecvhd.lib defines no entity 'nope' (it defines udec); name the design's entity with --top"),
+    ("sim-verilog-no-module-top", [*_SE, "--verilog", "{uencv}", "--top", "nope"],
+     "uencv.lib defines no module 'nope' (it defines uenc)"),
+    ("sim-vhdl-not-vhdl", [*_SD, "--vhdl", "{file}"], "afile.txt defines no entity; name the one to check with --top"),
+    ("sim-vhdl-two-entities-no-top", [*_SD, "--vhdl", "{utwovhd}"],
+     "utwovhd.lib defines 2 entities (one, two); name the one to check with --top"),
+    ("sim-vhdl-top-not-a-name", [*_SD, "--vhdl", "{udecvhd}", "--top", "a__b"], "is not a VHDL entity name"),
+    ("sim-vhdl-port-map-unknown-design-port", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a=nope,y=value"],
+     "port map a=nope: entity udec has no port 'nope' (its ports: code (input of 8 bits), value (output of 32 "
+     "bits), dbg (output of 3 bits))"),
+    ("sim-vhdl-port-map-unknown-unit-port", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a=code,value=value"],
+     "port map value=value: fpforge's unit has no port 'value' (its ports: a (input of 8 bits), y (output of 32"),
+    ("sim-verilog-port-map-unknown-design-port", [*_SE, "--verilog", "{uencv}", "--ports", "a=x,y=nope"],
+     "port map y=nope: module uenc has no port 'nope'"),
+    ("sim-vhdl-width-mismatch", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a=code,y=dbg"],
+     "port map y=dbg: udec's dbg is an output of 3 bits, fpforge's y is an output of 32 bits"),
+    ("sim-verilog-width-mismatch", [*_SE, "--verilog", "{uencv}", "--ports", "a=x,y=dbg"],
+     "port map y=dbg: uenc's dbg is an output of 3 bits, fpforge's y is an output of 8 bits"),
+    ("sim-vhdl-width-mismatch-unit-options", ["sim", "decoder", "-f", "e5m2", "--target", "fp16", "--vhdl",
+                                              "{udecvhd}", "--ports", "a=code,y=value"],
+     "port map y=value: udec's value is an output of 32 bits, fpforge's y is an output of 16 bits"),
+    ("sim-vhdl-input-undriven", [*_SD, "--vhdl", "{udecvhd}", "--ports", "y=value"],
+     "entity udec has input code that no port of fpforge's unit drives"),
+    ("sim-vhdl-stream-ports-missing", [*_SD, "--latency", "1", "--vhdl", "{udecvhd}", "--ports", "a=code,y=value"],
+     "entity udec has no port for fpforge's stream ports clk, i_valid, i_ready, o_valid, o_ready"),
+    ("sim-vhdl-port-type-unsupported", [*_SD, "--vhdl", "{uintvhd}", "--ports", "a=code,y=value"],
+     "port code has type 'integer range 0 to 255'; fpforge connects std_logic"),
+    ("sim-vhdl-ghdl-missing", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a=code,y=value"],
+     "FPFORGE_GHDL='{dir}/noghdl' is not an executable GHDL", {"FPFORGE_GHDL": "{dir}/noghdl"}),
+    ("sim-vhdl-ghdl-not-on-path", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a=code,y=value"],
+     "ghdl: not found on PATH (VHDL designs run on GHDL); apt-get install ghdl", {"PATH": "{empty}",
+                                                                                    "FPFORGE_GHDL": ""}),
+    ("sim-vhdl-on-verilator", [*_SD, "--vhdl", "{udecvhd}", "--simulator", "verilator"],
+     "--vhdl runs on GHDL: --simulator ghdl (or leave it out), not verilator"),
+    ("sim-vhdl-on-all", [*_SD, "--vhdl", "{udecvhd}", "--simulator", "all"], "--vhdl runs on GHDL: --simulator ghdl "
+     "(or leave it out), not all"),
+    ("sim-verilog-on-ghdl", [*_SE, "--verilog", "{uencv}", "--simulator", "ghdl"],
+     "--verilog runs on verilator or icarus (or `all`): ghdl simulates VHDL"),
+    ("sim-ghdl-without-design", [*_SD, "--simulator", "ghdl"], "--simulator ghdl runs a user's VHDL design"),
+    ("sim-top-without-design", [*_SD, "--top", "udec"], "--top and --ports apply to a user's design"),
+    ("sim-verilog-and-vhdl", [*_SD, "--vhdl", "{udecvhd}", "--verilog", "{uencv}"],
+     "argument --verilog: not allowed with argument --vhdl"),
+    ("sim-design-dot-unit", ["sim", "dot", "--preset", "mx9", "--r", "32", "--window-bits", "32", "--verilog",
+                             "{uencv}"],
+     "fpforge sim checks a user's design of an encoder, decoder, block-encoder or block-decoder unit, not 'dot'"),
+    ("sim-design-ports-not-a-pair", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a"],
+     "--ports item 'a' is not UNIT_PORT=USER_PORT"),
+    ("sim-design-ports-twice", [*_SD, "--vhdl", "{udecvhd}", "--ports", "a=code,a=dbg"], "--ports maps a twice"),
+]
+
+
 def _unit_rows():
     out = []
     for cmd in ("verilog", "sim", "synth"):
@@ -976,7 +1043,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _CLUSTER_CASES) + _rows("", _SWEEP_PPA_CASES)
              + _rows("", _GOAL_CASES)
              + _rows("", _PROVE_DOT_CASES)
-             + _rows("", _WORKLOAD_CASES))
+             + _rows("", _WORKLOAD_CASES)
+             + _rows("", _SIM_DESIGN_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1686,6 +1754,37 @@ def _fpforge45():
 
 API_CASES += _workload_api_cases()
 
+
+def _sim_design_api_cases():
+    from fpforge.sim.regress import regress_unit
+    from fpforge.sim.userdesign import UserDesign, vhdl_ports
+
+    vhd = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "e5m2_to_fp32.vhd")
+    dec = dict(unit="decoder", format="e5m2", target="fp32")
+    V, T = ValueError, TypeError
+    return [
+        ("sim-design-files-not-paths", lambda: UserDesign(42, "vhdl"), T, "files must be a list of paths"),
+        ("sim-design-no-files", lambda: UserDesign([], "vhdl"), T, "files must be a list of paths"),
+        ("sim-design-language-unknown", lambda: UserDesign([vhd], "systemc"), V,
+         "language must be 'verilog' or 'vhdl', not 'systemc'"),
+        ("sim-design-missing-file", lambda: UserDesign(["nodir/x.vhd"], "vhdl"), V,
+         "--vhdl 'nodir/x.vhd': no such file"),
+        ("sim-design-ports-not-names", lambda: UserDesign([vhd], "vhdl", ports={"a": 1}), T,
+         "ports must be a dict {fpforge's port: the design's port} of names (str)"),
+        ("sim-design-top-not-str", lambda: UserDesign([vhd], "vhdl", top=3), T, "top must be the name (str)"),
+        ("sim-design-top-missing", lambda: UserDesign([vhd], "vhdl", top="nope"), V,
+         "e5m2_to_fp32.vhd defines no entity 'nope' (it defines e5m2_to_fp32)"),
+        ("sim-design-not-a-design", lambda: regress_unit(dec, "ghdl", design="x.vhd"), T,
+         "design must be a fpforge.sim.userdesign.UserDesign"),
+        ("sim-design-vhdl-on-verilator", lambda: regress_unit(dec, "verilator", design=UserDesign([vhd], "vhdl")), V,
+         "a VHDL design runs on GHDL (--simulator ghdl), not 'verilator'"),
+        ("sim-design-ghdl-without-design", lambda: regress_unit(dec, "ghdl"), V, "ghdl runs a user's VHDL design"),
+        ("sim-design-vhdl-ports-no-entity", lambda: vhdl_ports(["entity a is port (x : in bit); end;"], "b"), V,
+         "no entity 'b' in the VHDL files"),
+    ]
+
+
+API_CASES += _sim_design_api_cases()
 
 def _ids(rows) -> frozenset:
     return frozenset(row[0] for row in rows)
