@@ -105,9 +105,6 @@ def run(args) -> int:
     spec = unit_spec(args)  # every option error before any simulator starts
     cfg = spec.as_options()
     biases = _biases(args, cfg)
-    from .hw.generate import check_unit
-
-    check_unit(spec)  # the gateware's own checks (a target that cannot hold every value) before any simulator
     from .jobs.cache import check_environment
 
     if args.build_dir is not None and not args.build_dir.strip():

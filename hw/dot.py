@@ -40,11 +40,10 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from ..golden.dot import DotConfig
-from ..golden.errors import FpforgeValueError
 from .classify import highest_one
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
+from .fromspec import SpecBuilt, dot_spec
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder, read_only
 
@@ -62,7 +61,7 @@ def _carried(live, *names):
 STAGE_ORDER = (6, 2, 4, 1, 5, 3)
 
 
-class DotProduct(wiring.Component):
+class DotProduct(SpecBuilt, wiring.Component):
     """r-element dot product of two block (or scalar FP8) operands, FP32 result (``docs/dot.md``).
 
     Parameters
@@ -131,12 +130,11 @@ class DotProduct(wiring.Component):
 
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
                  out_format=None, out_rounding=None, saturate=True):
-        self._MustUse__silence = True  # until the arguments are known good
-        cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
-        if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
-            raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
-        self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
-        self._epilogue = EpilogueOptions(scale, amax, out_format, out_rounding, saturate, stages)
+        spec = self.spec  # (checked in __new__: SpecBuilt)
+        cfg, stages = spec.config, spec.stages
+        self._cfg, self._stages, self._raw = cfg, stages, spec.raw
+        self._epilogue = EpilogueOptions(spec.scale, spec.amax, spec.out_format, spec.rounding,
+                                         True if spec.saturate is None else spec.saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
             if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
@@ -158,7 +156,12 @@ class DotProduct(wiring.Component):
             members = {"i": In(stream.Signature(data.StructLayout(ins))),
                        "o": Out(stream.Signature(data.StructLayout(outs)))}
         super().__init__(members)
-        self._MustUse__silence = False
+
+    @classmethod
+    def spec_of(cls, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
+                out_format=None, out_rounding=None, saturate=True):
+        """The :class:`~fpforge.hw.spec.DotSpec` the arguments describe (``fmt`` may be the spec itself)."""
+        return dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate)
 
     # -- properties -------------------------------------------------------------------------------------
     config = read_only("_cfg", "The :class:`~fpforge.golden.dot.DotConfig` of the unit.")
