@@ -137,10 +137,10 @@ class DotProduct(SpecBuilt, wiring.Component):
                                          True if spec.saturate is None else spec.saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
-            if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
+            if fmt_.dot_side.element_block_exponent and fmt_.select_bits:
                 ins[side] = unsigned(fmt_.select_bits)
         for side, fmt_ in (("bias_a", cfg.a), ("bias_b", cfg.b)):
-            if fmt_.dot_side.family == "scalar" and fmt_.bias_bits:
+            if fmt_.dot_side.element_block_exponent and fmt_.bias_bits:
                 ins[side] = unsigned(fmt_.bias_bits)
         outs = {"y": unsigned(32)}
         if self._raw:
@@ -259,7 +259,7 @@ class DotProduct(SpecBuilt, wiring.Component):
         live = {}
         pnans, pposs, pnegs = [], [], []
         prod_bits = sa.mag_bits + sb.mag_bits
-        if cfg.family == "ocp":
+        if cfg.product_shift:
             prod_bits += sa.eoff_max + sb.eoff_max
         self._prod_bits = prod_bits
         x_bits = signed_bits(cfg.x_min, cfg.x_max)
@@ -270,7 +270,7 @@ class DotProduct(SpecBuilt, wiring.Component):
                                         src.get("bias_b"))
             for i, (xa, xb) in enumerate(zip(ea, eb)):
                 p = Signal(prod_bits, name=f"p{j}_{i}")
-                if cfg.family == "ocp":
+                if cfg.product_shift:
                     m.d.comb += p.eq((xa.mag * xb.mag) << (xa.eoff + xb.eoff))
                 else:
                     m.d.comb += p.eq(xa.mag * xb.mag)
@@ -285,9 +285,9 @@ class DotProduct(SpecBuilt, wiring.Component):
                     pposs.append(pinf & ~neg)
                     pnegs.append(pinf & neg)
             X = Signal(signed(x_bits), name=f"x{j}")
-            if cfg.family == "scalar":
+            if cfg.element_block_exponent:
                 m.d.comb += X.eq(ea[0].eoff + eb[0].eoff)
-            elif cfg.family == "bdr":
+            elif cfg.sub_block_guard:
                 m.d.comb += X.eq(blk_a.scale - cfg.a.scale_bias + blk_b.scale - cfg.b.scale_bias)
                 for s in range(cfg.n_sub if cfg.G else 0):
                     t = Signal(range(cfg.G + 1), name=f"tau{j}_{s}")
@@ -319,7 +319,7 @@ class DotProduct(SpecBuilt, wiring.Component):
             subs = []
             for s in range(cfg.n_sub):
                 part = reduce_tree(m, signed_p[s * cfg.k2 : (s + 1) * cfg.k2], "add", f"t{j}_{s}")
-                if cfg.family == "bdr" and cfg.G:
+                if cfg.sub_block_guard and cfg.G:
                     shifted = Signal(signed(len(part) + cfg.G), name=f"sh{j}_{s}")
                     # the paper's conditional right shift at depth log2(k2), exact with G guard bits
                     m.d.comb += shifted.eq((part << cfg.G) >> live[f"tau{j}_{s}"])

@@ -260,7 +260,7 @@ def dot_config(cfg):
 
 def _selects(fmt) -> bool:
     """The operand format is chosen per dot product at run time (``fp8``: a ``sel`` port)."""
-    return fmt.dot_side.family == "scalar" and fmt.select_bits > 0
+    return fmt.dot_side.element_block_exponent and fmt.select_bits > 0
 
 
 def dot_case(cfg, *, n_random=20_000, seed=1, directed=True):

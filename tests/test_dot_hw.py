@@ -154,7 +154,7 @@ def test_ports_are_the_packed_operand_layouts():
     [
         (dict(fmt="mx9", r=8, f=16), "r must be a positive multiple of k1 = 16"),
         (dict(fmt="mx9", r=16, f=300), "8..256"),
-        (dict(fmt="mx9", r=16, f=16, stages=-1), "stages must be an integer >= 0"),
+        (dict(fmt="mx9", r=16, f=16, stages=-1), "stages must be an integer in 0..64"),
         (dict(fmt="mx9", r=16, f=16, fmt_b="e4m3"), "one family"),
         (dict(fmt="bf16", r=16, f=16), "cannot be a dot-product operand"),
     ],

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable
     (dict(fmt="e4m3", roundings=("hr",)), "has no rounding 'hr'"),
     (dict(fmt="e4m3", paper_literal=True), "paper_literal applies to HiF8"),
     (dict(fmt="hif8", ieee_denormals=True), "ieee_denormals applies to the formats with the CFloat guide.s denormals"),
-    (dict(fmt="mx9"), "'mx9' is not a narrow float format"),
+    (dict(fmt="mx9"), "'mx9' is a block format; its units are block-encoder, block-decoder"),
 ])
 def test_scaled_encoder_rejects_bad_parameters(kwargs, match):
     with pytest.raises(ValueError, match=match):
