@@ -15,6 +15,7 @@ import signal
 import sys
 import threading
 import traceback
+import warnings
 
 from . import __version__
 from .cliutil import Parser, UsageError, user_paths
@@ -67,11 +68,12 @@ def _user_os_error(e: OSError, args) -> bool:
 
 
 def _quiet_amaranth():
-    """After an error, a half-built unit must not add Amaranth's "created but never used" warnings to the
-    one-line message (Amaranth does the same for uncaught exceptions)."""
-    unused = sys.modules.get("amaranth._unused")
-    if unused is not None:
-        unused.MustUse._MustUse__silence = True
+    """After an error, a unit built before it (the command's, never converted) must not add Amaranth's
+    "created but never used" warning to the one-line message (Amaranth does the same for uncaught
+    exceptions). A refused unit leaves no object behind: the spec checks before any is constructed."""
+    hdl = sys.modules.get("amaranth.hdl")
+    if hdl is not None:
+        warnings.filterwarnings("ignore", category=hdl.UnusedElaboratable)
 
 
 class Terminated(KeyboardInterrupt):

@@ -143,7 +143,7 @@ def _print_cycles(result, cfg):
 
 
 def run(args) -> int:
-    from .sim.equiv import check_unit, equiv
+    from .sim.equiv import equiv, equiv_spec
     from .sim.prove_unit import unit_config
     from .unitopts import print_spec
     from .unitopts import unit_config as options_config
@@ -151,7 +151,7 @@ def run(args) -> int:
     _check(args)
     cfg = options_config(args)
     if args.spec_json:
-        print_spec(check_unit(cfg))
+        print_spec(equiv_spec(cfg))
         return 0
     result = equiv(cfg, netlist=args.netlist, liberty=args.liberty, against=args.against, top=args.top,
                    engine=args.engine, timeout=args.timeout)
@@ -160,7 +160,7 @@ def run(args) -> int:
     else:
         import dataclasses
 
-        spec = check_unit(cfg)
+        spec = equiv_spec(cfg)
         options = unit_config(dataclasses.replace(spec, latency=0))
         _print(result, result.ports, dict(options, latency=spec.latency))
     return result.exit_code

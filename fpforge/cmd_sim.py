@@ -166,9 +166,6 @@ def run(args) -> int:
         for sim in (["verilator", "icarus"] if args.simulator == "all" else [args.simulator]):
             check_design_run(cfg, sim, design)
     biases = _biases(args, cfg)
-    from .hw.generate import check_unit
-
-    check_unit(spec)  # the gateware's own checks (a target that cannot hold every value) before any simulator
     from .jobs.cache import check_environment
 
     if args.build_dir is not None and not args.build_dir.strip():

@@ -250,7 +250,7 @@ class BlockFormat(_BlockSize):
         from .dot.config import OperandSide
 
         return OperandSide(self, "bdr", (1 << self.m) - 1, 0, self.beta, 1 - self.m - self.beta, self.e_min,
-                           self.e_max, False)
+                           self.e_max, False, sub_block_guard=True)
 
     # -- conversions ------------------------------------------------------------------------------
     def encode_blocks(self, xb, rounding, draws, rand_bits):
@@ -386,9 +386,9 @@ class MXFormat(_BlockSize):
         el = self.element
         if self.is_int:
             return OperandSide(self, "ocp", 1 << (el.bits - 1), 0, 0, -el.frac_bits, self.scale.emin,
-                               self.scale.emax, True)
+                               self.scale.emax, True, product_shift=True, integer_elements=True)
         return OperandSide(self, "ocp", (1 << (el.mbits + 1)) - 1, float_eoff_max(el), 0, el.emin - el.mbits,
-                           self.scale.emin, self.scale.emax, True)
+                           self.scale.emin, self.scale.emax, True, product_shift=True)
 
     # -- conversions ------------------------------------------------------------------------------
     def encode_blocks(self, xb, rounding, draws, rand_bits):

@@ -27,19 +27,16 @@ from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.block import BlockFormat, as_block_format
-from ..golden.errors import FpforgeValueError
-from ..golden.formats import ROUNDING_MODES
+from ..golden.formats import ROUNDING_MODES, SOURCES
 from ..golden.rng import DEFAULT_RAND_BITS
 from .classify import classify, float_fields, highest_one, unpack_source
+from .fromspec import SpecBuilt, block_decoder_spec, block_encoder_spec
 from .rounding import (
     MODE_WIDTH,
     DecoderOptions,
     Rounder,
-    check_rand_bits,
-    check_roundings,
     read_only,
     round_to_format,
-    source_format,
 )
 
 __all__ = ["BlockDecoder", "BlockEncoder", "block_layout", "values_layout"]
@@ -185,7 +182,7 @@ class _OcpLane(wiring.Component):
         return m
 
 
-class BlockEncoder(wiring.Component):
+class BlockEncoder(SpecBuilt, wiring.Component):
     """k1 FP32 or BF16 values -> one block of a BDR or OCP MX format, combinational.
 
     Parameters
@@ -212,12 +209,9 @@ class BlockEncoder(wiring.Component):
     """
 
     def __init__(self, fmt, source="fp32", roundings=None, rand_bits=DEFAULT_RAND_BITS):
-        fmt = as_block_format(fmt)
-        src = source_format(source, "block encoder source", ("fp32", "bf16"))
-        roundings = check_roundings(fmt, fmt.roundings[:1] if roundings is None else roundings)
-        rand_bits = check_rand_bits(rand_bits)
-        if isinstance(fmt, BlockFormat) and fmt.m > 24:
-            raise FpforgeValueError(f"block encoders support m <= 24, not {fmt.m!r}")
+        spec = self.spec  # (checked in __new__: SpecBuilt)
+        fmt, src, roundings = spec.descriptor, SOURCES[spec.source], spec.rounding
+        rand_bits = DEFAULT_RAND_BITS if spec.rand_bits is None else spec.rand_bits
         self._fmt, self._src, self._roundings, self._rand_bits = fmt, src, roundings, rand_bits
         members = {"a": In(values_layout(src.bits, fmt.k1)), "y": Out(block_layout(fmt))}
         if len(roundings) > 1:
@@ -225,6 +219,11 @@ class BlockEncoder(wiring.Component):
         if "sr" in roundings:
             members["rand"] = In(fmt.k1 * rand_bits)
         super().__init__(members)
+
+    @classmethod
+    def spec_of(cls, fmt, source="fp32", roundings=None, rand_bits=DEFAULT_RAND_BITS):
+        """The :class:`~fpforge.hw.spec.BlockEncoderSpec` the arguments describe (``fmt`` may be the spec)."""
+        return block_encoder_spec(cls, fmt, source, roundings, rand_bits, ("fp32", None, DEFAULT_RAND_BITS))
 
     format = read_only("_fmt")
     source = read_only("_src")
@@ -348,7 +347,7 @@ class _ToFP32(wiring.Component):
         return m
 
 
-class BlockDecoder(DecoderOptions, wiring.Component):
+class BlockDecoder(SpecBuilt, DecoderOptions, wiring.Component):
     """One block of a BDR or OCP MX format -> k1 FP32 values, combinational and exact.
 
     OCP blocks with scale 0xFF, and NaN element codes (E5M2), give the quiet NaN 0x7FC00000; values beyond
@@ -361,13 +360,14 @@ class BlockDecoder(DecoderOptions, wiring.Component):
     """
 
     def __init__(self, fmt, target="fp32"):
-        fmt = as_block_format(fmt)
-        tgt = source_format(target, "block decoder target", ("fp32",))
-        if isinstance(fmt, BlockFormat) and not fmt.float32_exact:
-            raise FpforgeValueError(f"FP32 cannot hold every {fmt.name} value exactly (needs m <= 24, "
-                                    f"2**(d1-1) + 2**d2 + m <= 151); block decoders exist for formats it can hold")
+        fmt, tgt = self.spec.descriptor, SOURCES[self.spec.target]  # (checked in __new__: SpecBuilt)
         self._fmt, self._tgt = fmt, tgt
         super().__init__({"a": In(block_layout(fmt)), "y": Out(values_layout(32, fmt.k1))})
+
+    @classmethod
+    def spec_of(cls, fmt, target="fp32"):
+        """The :class:`~fpforge.hw.spec.BlockDecoderSpec` the arguments describe (``fmt`` may be the spec)."""
+        return block_decoder_spec(cls, fmt, target, ("fp32",))
 
     def describe(self):
         return f"block decoder {self._fmt.name} ({self._fmt.layout}) -> fp32"

@@ -16,10 +16,11 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import RUNTIME_BIAS_BITS, FloatFormat, get_format
+from ..golden.formats import RUNTIME_BIAS_BITS, SOURCES, FloatFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from .classify import fields as _fields
 from .classify import highest_one, unpack_source
+from .fromspec import SpecBuilt, decoder_spec, encoder_spec
 from .names import format_label
 from .rounding import (
     SATURATE_CHOICES,
@@ -30,7 +31,6 @@ from .rounding import (
     emin_span,
     mode_is,
     round_to_format,
-    source_format,
 )
 
 # The shared encoder parts moved to .rounding and .classify; the names stay importable from here.
@@ -45,7 +45,7 @@ def _float_format(fmt):
     return fmt
 
 
-class Encoder(EncoderOptions, wiring.Component):
+class Encoder(SpecBuilt, EncoderOptions, wiring.Component):
     """Source float (FP32/FP16/BF16) → narrow float format, combinational.
 
     Parameters
@@ -81,11 +81,20 @@ class Encoder(EncoderOptions, wiring.Component):
 
     def __init__(self, fmt, source="fp32", roundings=("rne",), saturate=False, nan_to_zero=False,
                  rand_bits=DEFAULT_RAND_BITS):
-        fmt = _float_format(fmt)
-        members = self._check_options(fmt, source, roundings, saturate, nan_to_zero, rand_bits)
+        members = self._take_spec(self.spec)  # (checked in __new__: SpecBuilt)
+        fmt = self._fmt
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
         super().__init__(members)
+
+    @classmethod
+    def spec_of(cls, fmt, source="fp32", roundings=("rne",), saturate=False, nan_to_zero=False,
+                rand_bits=DEFAULT_RAND_BITS):
+        """The :class:`~fpforge.hw.spec.EncoderSpec` the arguments describe (``fmt`` may be the spec itself)."""
+        spec = encoder_spec(cls, fmt, source, roundings, saturate, nan_to_zero, rand_bits,
+                            ("fp32", ("rne",), False, False, DEFAULT_RAND_BITS))
+        _float_format(spec.descriptor)
+        return spec
 
     def describe(self):
         """One line naming the configuration (for the Verilog header)."""
@@ -160,7 +169,7 @@ class Encoder(EncoderOptions, wiring.Component):
 
         # Saturation (fixed or run-time); rtz never rounds a finite operand to an infinity.
         # A format without NaN (nan style "none") clamps: it always saturates, a NaN gives ±max.
-        sat = {"off": Const(0, 1), "on": Const(1, 1)}.get(self._saturate)
+        sat = {False: Const(0, 1), True: Const(1, 1)}.get(self._saturate)
         if sat is None:
             sat = self.sat
         if not fmt.has_nan:
@@ -217,7 +226,7 @@ def _describe_format(fmt):
     return text
 
 
-class Decoder(DecoderOptions, wiring.Component):
+class Decoder(SpecBuilt, DecoderOptions, wiring.Component):
     """Narrow float format → FP32/FP16/BF16 bits, combinational and exact.
 
     NaN codes give the target's canonical quiet NaN with the code's sign bit; values below the target's
@@ -240,21 +249,19 @@ class Decoder(DecoderOptions, wiring.Component):
     """
 
     def __init__(self, fmt, target="fp32"):
-        fmt = _float_format(fmt)
-        tgt = source_format(target, "target")
-        emin_lo, _ = emin_span(fmt)
-        emax_hi = fmt.exponent_span[1]
-        lowest = (fmt.at(max(fmt.biases)) if fmt.runtime_bias else fmt).min_subnormal
-        if fmt.mbits > tgt.mbits or emax_hi > tgt.emax or lowest < tgt.min_subnormal:
-            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
-                                    + (" at every bias" if fmt.runtime_bias else ""))
-        if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
-            raise FpforgeValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
+        fmt, tgt = self.spec.descriptor, SOURCES[self.spec.target]  # (checked in __new__: SpecBuilt)
         self._fmt, self._tgt = fmt, tgt
         members = {"a": In(fmt.bits), "y": Out(tgt.bits)}
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
         super().__init__(members)
+
+    @classmethod
+    def spec_of(cls, fmt, target="fp32"):
+        """The :class:`~fpforge.hw.spec.DecoderSpec` the arguments describe (``fmt`` may be the spec itself)."""
+        spec = decoder_spec(cls, fmt, target, ("fp32",))
+        _float_format(spec.descriptor)
+        return spec
 
     def describe(self):
         return f"decoder {format_label(self._fmt)} -> {self._tgt.name}" + _describe_format(self._fmt)

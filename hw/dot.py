@@ -40,11 +40,10 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from ..golden.dot import DotConfig
-from ..golden.errors import FpforgeValueError
 from .classify import highest_one
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
+from .fromspec import SpecBuilt, dot_spec
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder, read_only
 
@@ -62,7 +61,7 @@ def _carried(live, *names):
 STAGE_ORDER = (6, 2, 4, 1, 5, 3)
 
 
-class DotProduct(wiring.Component):
+class DotProduct(SpecBuilt, wiring.Component):
     """r-element dot product of two block (or scalar FP8) operands, FP32 result (``docs/dot.md``).
 
     Parameters
@@ -131,18 +130,17 @@ class DotProduct(wiring.Component):
 
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
                  out_format=None, out_rounding=None, saturate=True):
-        self._MustUse__silence = True  # until the arguments are known good
-        cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
-        if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
-            raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
-        self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
-        self._epilogue = EpilogueOptions(scale, amax, out_format, out_rounding, saturate, stages)
+        spec = self.spec  # (checked in __new__: SpecBuilt)
+        cfg, stages = spec.config, spec.stages
+        self._cfg, self._stages, self._raw = cfg, stages, spec.raw
+        self._epilogue = EpilogueOptions(spec.scale, spec.amax, spec.out_format, spec.rounding,
+                                         True if spec.saturate is None else spec.saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
-            if fmt_.dot_side.family == "scalar" and fmt_.select_bits:
+            if fmt_.dot_side.element_block_exponent and fmt_.select_bits:
                 ins[side] = unsigned(fmt_.select_bits)
         for side, fmt_ in (("bias_a", cfg.a), ("bias_b", cfg.b)):
-            if fmt_.dot_side.family == "scalar" and fmt_.bias_bits:
+            if fmt_.dot_side.element_block_exponent and fmt_.bias_bits:
                 ins[side] = unsigned(fmt_.bias_bits)
         outs = {"y": unsigned(32)}
         if self._raw:
@@ -158,7 +156,12 @@ class DotProduct(wiring.Component):
             members = {"i": In(stream.Signature(data.StructLayout(ins))),
                        "o": Out(stream.Signature(data.StructLayout(outs)))}
         super().__init__(members)
-        self._MustUse__silence = False
+
+    @classmethod
+    def spec_of(cls, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
+                out_format=None, out_rounding=None, saturate=True):
+        """The :class:`~fpforge.hw.spec.DotSpec` the arguments describe (``fmt`` may be the spec itself)."""
+        return dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate)
 
     # -- properties -------------------------------------------------------------------------------------
     config = read_only("_cfg", "The :class:`~fpforge.golden.dot.DotConfig` of the unit.")
@@ -256,7 +259,7 @@ class DotProduct(wiring.Component):
         live = {}
         pnans, pposs, pnegs = [], [], []
         prod_bits = sa.mag_bits + sb.mag_bits
-        if cfg.family == "ocp":
+        if cfg.product_shift:
             prod_bits += sa.eoff_max + sb.eoff_max
         self._prod_bits = prod_bits
         x_bits = signed_bits(cfg.x_min, cfg.x_max)
@@ -267,7 +270,7 @@ class DotProduct(wiring.Component):
                                         src.get("bias_b"))
             for i, (xa, xb) in enumerate(zip(ea, eb)):
                 p = Signal(prod_bits, name=f"p{j}_{i}")
-                if cfg.family == "ocp":
+                if cfg.product_shift:
                     m.d.comb += p.eq((xa.mag * xb.mag) << (xa.eoff + xb.eoff))
                 else:
                     m.d.comb += p.eq(xa.mag * xb.mag)
@@ -282,9 +285,9 @@ class DotProduct(wiring.Component):
                     pposs.append(pinf & ~neg)
                     pnegs.append(pinf & neg)
             X = Signal(signed(x_bits), name=f"x{j}")
-            if cfg.family == "scalar":
+            if cfg.element_block_exponent:
                 m.d.comb += X.eq(ea[0].eoff + eb[0].eoff)
-            elif cfg.family == "bdr":
+            elif cfg.sub_block_guard:
                 m.d.comb += X.eq(blk_a.scale - cfg.a.scale_bias + blk_b.scale - cfg.b.scale_bias)
                 for s in range(cfg.n_sub if cfg.G else 0):
                     t = Signal(range(cfg.G + 1), name=f"tau{j}_{s}")
@@ -316,7 +319,7 @@ class DotProduct(wiring.Component):
             subs = []
             for s in range(cfg.n_sub):
                 part = reduce_tree(m, signed_p[s * cfg.k2 : (s + 1) * cfg.k2], "add", f"t{j}_{s}")
-                if cfg.family == "bdr" and cfg.G:
+                if cfg.sub_block_guard and cfg.G:
                     shifted = Signal(signed(len(part) + cfg.G), name=f"sh{j}_{s}")
                     # the paper's conditional right shift at depth log2(k2), exact with G guard bits
                     m.d.comb += shifted.eq((part << cfg.G) >> live[f"tau{j}_{s}"])

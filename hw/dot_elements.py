@@ -25,11 +25,11 @@ def operand_layout(fmt, r) -> data.ArrayLayout:
     from ..golden.dot import operand_format
 
     fmt = operand_format(fmt)
-    k1 = 1 if fmt.dot_side.family == "scalar" else fmt.k1
+    k1 = 1 if fmt.dot_side.element_block_exponent else fmt.k1
     r = as_int(r, "r (elements)", 1, MAX_PORT_BITS)
     if r % k1:
         raise FpforgeValueError(f"r must be a positive multiple of {fmt.name}'s block size {k1}, not {r}")
-    if fmt.dot_side.family == "scalar":
+    if fmt.dot_side.element_block_exponent:
         return data.ArrayLayout(unsigned(fmt.bits), r)
     return data.ArrayLayout(block_layout(fmt), r // fmt.k1)
 
@@ -88,7 +88,7 @@ def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None):
     its descriptor, ``word`` the operand port, ``sel``/``bias`` its run-time select and bias): the list of
     :class:`Element` signals, and the block (scale, shifts) for block formats (None for scalar operands)."""
     elems = []
-    if side.family == "scalar":
+    if side.element_block_exponent:
         code = word[j]
         choices = []
         for el in fmt.formats:
@@ -108,7 +108,7 @@ def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None):
         m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
         return [Element(sign, masked, eoff, nan, inf, zero)], None
     blk = word[j]
-    if side.family == "bdr":
+    if side.sub_block_guard:
         for i in range(k1):
             code = blk.elem[i]
             mag = code[: fmt.m]
@@ -119,7 +119,7 @@ def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None):
     m.d.comb += block_nan.eq(blk.scale == fmt.scale.nan_code)
     for i in range(k1):
         code = blk.elem[i]
-        if fmt.is_int:
+        if side.integer_elements:
             s = code[el.bits - 1]
             mag = Signal(side.mag_bits, name=f"{name}_{i}_abs")
             m.d.comb += mag.eq(Mux(s, (~code + 1)[: el.bits], code))

@@ -7,7 +7,7 @@ from amaranth.back import verilog
 from amaranth.lib import wiring
 
 from ..golden.checks import describe
-from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError
+from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..golden.version import __version__
 from .block import BlockDecoder, BlockEncoder
 from .convert import Encoder
@@ -23,10 +23,10 @@ from .spec import (
     UnitSpec,
     spec_from_options,
 )
-from .units import SCALAR_GATEWARE, build_and_drop, gateware_of
+from .units import SCALAR_GATEWARE, gateware_of
 
 __all__ = ["LINT_WAIVERS", "MAX_LATENCY", "MAX_PORT_BITS", "UNITS", "VERILOG_KEYWORDS", "build_unit",
-           "check_module_name", "check_unit", "default_name", "to_verilog"]
+           "check_module_name", "default_name", "to_verilog"]
 
 _ = (MAX_LATENCY, MAX_PORT_BITS, UNITS, SCALAR_GATEWARE)  # re-exported (from fpforge.hw.spec and .units)
 
@@ -72,15 +72,6 @@ def build_unit(unit, **options):
     else:
         spec = spec_from_options(unit, **options)
     return gateware_of(spec)
-
-
-def check_unit(spec=None, **cfg) -> None:
-    """Raise what :func:`build_unit` raises for ``spec`` (or the keywords ``cfg``); a valid configuration is
-    built and dropped (without Amaranth's "created but never used" warning)."""
-    if spec is None:
-        build_and_drop(build_unit, **cfg)
-    else:
-        build_and_drop(build_unit, spec, **cfg)
 
 
 #: Reserved words of Verilog-2005 and SystemVerilog (IEEE 1800-2017, Annex B): not module names, since a
@@ -172,13 +163,7 @@ def default_name(component):
 def to_verilog(component, name=None):
     """Verilog text for ``component``: byte-identical for identical configurations, no paths in it."""
     _unit_of(component, "to_verilog")
-    try:
-        name = default_name(component) if name is None else check_module_name(name)
-    except FpforgeError:  # the unit is refused unconverted: no "created but never used" warning on top
-        for obj in (component, getattr(component, "core", None)):
-            if obj is not None:
-                obj._MustUse__silence = True
-        raise
+    name = default_name(component) if name is None else check_module_name(name)
     body = verilog.convert(component, name=name, emit_src=False)
     _check_name_unused(name, body)
     header = (

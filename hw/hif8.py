@@ -17,12 +17,13 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.errors import FpforgeValueError
-from ..golden.formats import TaperedFormat, get_format
+from ..golden.formats import SOURCES, TaperedFormat, get_format
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import HR_TA_BELOW, ascend_limits, hr_threshold_bits
 from .classify import classify, unpack_source
+from .fromspec import SpecBuilt, decoder_spec, encoder_spec
 from .names import format_label
-from .rounding import DecoderOptions, EncoderOptions, Rounder, mode_is, source_format
+from .rounding import DecoderOptions, EncoderOptions, Rounder, mode_is
 
 __all__ = ["HiF8Decoder", "HiF8Encoder", "tapered_dot_fields"]
 
@@ -34,7 +35,7 @@ def _tapered_format(fmt):
     return fmt
 
 
-class HiF8Encoder(EncoderOptions, wiring.Component):
+class HiF8Encoder(SpecBuilt, EncoderOptions, wiring.Component):
     """Source float (FP32/FP16/BF16) → HiF8 (or another tapered format), combinational.
 
     Parameters
@@ -68,8 +69,16 @@ class HiF8Encoder(EncoderOptions, wiring.Component):
 
     def __init__(self, fmt="hif8", source="fp32", roundings=("ta",), saturate=False, nan_to_zero=False,
                  rand_bits=DEFAULT_RAND_BITS):
-        fmt = _tapered_format(fmt)
-        super().__init__(self._check_options(fmt, source, roundings, saturate, nan_to_zero, rand_bits))
+        super().__init__(self._take_spec(self.spec))  # (checked in __new__: SpecBuilt)
+
+    @classmethod
+    def spec_of(cls, fmt="hif8", source="fp32", roundings=("ta",), saturate=False, nan_to_zero=False,
+                rand_bits=DEFAULT_RAND_BITS):
+        """The :class:`~fpforge.hw.spec.EncoderSpec` the arguments describe (``fmt`` may be the spec itself)."""
+        spec = encoder_spec(cls, fmt, source, roundings, saturate, nan_to_zero, rand_bits,
+                            ("fp32", ("ta",), False, False, DEFAULT_RAND_BITS))
+        _tapered_format(spec.descriptor)
+        return spec
 
     def describe(self):
         return (self._describe_options()
@@ -157,7 +166,7 @@ class HiF8Encoder(EncoderOptions, wiring.Component):
         inexact = Signal()
         m.d.comb += inexact.eq(nonzero & rnd.inexact)
 
-        sat = {"off": Const(0, 1), "on": Const(1, 1)}.get(self._saturate)
+        sat = {False: Const(0, 1), True: Const(1, 1)}.get(self._saturate)
         if sat is None:
             sat = self.sat
         ovf_sat = sat | mode_is(self, "rtz")
@@ -213,7 +222,7 @@ def tapered_dot_fields(fmt, code, bias=None):
     return cls.sign, sig, e - fmt.dml_emin, cls.nan, cls.inf
 
 
-class HiF8Decoder(DecoderOptions, wiring.Component):
+class HiF8Decoder(SpecBuilt, DecoderOptions, wiring.Component):
     """HiF8 → FP32/FP16/BF16 bits, combinational and exact (all three hold every HiF8 value).
 
     The dot prefix selects the exponent width; the sign-magnitude exponent gets its hidden magnitude MSB
@@ -227,12 +236,16 @@ class HiF8Decoder(DecoderOptions, wiring.Component):
     """
 
     def __init__(self, fmt="hif8", target="fp32"):
-        fmt = _tapered_format(fmt)
-        tgt = source_format(target, "target")
-        if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
-            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
+        fmt, tgt = self.spec.descriptor, SOURCES[self.spec.target]  # (checked in __new__: SpecBuilt)
         self._fmt, self._tgt = fmt, tgt
         super().__init__({"a": In(fmt.bits), "y": Out(tgt.bits)})
+
+    @classmethod
+    def spec_of(cls, fmt="hif8", target="fp32"):
+        """The :class:`~fpforge.hw.spec.DecoderSpec` the arguments describe (``fmt`` may be the spec itself)."""
+        spec = decoder_spec(cls, fmt, target, ("fp32",))
+        _tapered_format(spec.descriptor)
+        return spec
 
     def describe(self):
         return f"decoder {format_label(self._fmt)} -> {self._tgt.name}"

@@ -6,7 +6,8 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from ..golden.checks import as_int, as_seed, describe
-from ..golden.errors import FpforgeError, FpforgeTypeError
+from ..golden.errors import FpforgeTypeError
+from .checked import CheckedFirst
 from .rng import Xorshift32
 from .rounding import read_only
 from .spec_fields import MAX_LATENCY
@@ -18,14 +19,22 @@ def _check_core(core, what):
         raise FpforgeTypeError(f"{what} wraps a unit (an Encoder, Decoder, BlockEncoder, ... or DotProduct), not "
                                f"{describe(core)}")
 
-__all__ = ["Pipeline", "RegisteredIO"]
+__all__ = ["Pipeline", "RegisteredIO", "payload_layouts"]
 
 
 def _layout(members):
     return data.StructLayout({name: member.shape for name, member in members})
 
 
-class Pipeline(wiring.Component):
+def payload_layouts(members):
+    """The (input, output) payload layouts of a :class:`Pipeline` around a core with signature members
+    ``members``: the core's inputs except ``rand``, and its outputs (what a caller that needs only the
+    stream's layouts reads, without building the stream)."""
+    return (_layout([(n, m) for n, m in members.items() if m.flow == In and n != "rand"]),
+            _layout([(n, m) for n, m in members.items() if m.flow == Out]))
+
+
+class Pipeline(CheckedFirst, wiring.Component):
     """``core``'s inputs arrive as one stream payload, its outputs leave ``latency`` cycles later.
 
     The core is combinational; its result is registered and then passes ``latency - 1`` further register
@@ -53,14 +62,15 @@ class Pipeline(wiring.Component):
     o : Out(stream.Signature(StructLayout of the core's outputs))
     """
 
+    @classmethod
+    def _checked(cls, core, latency=1, seed=0):
+        _check_core(core, "Pipeline")
+        latency = as_int(latency, "a pipeline's latency", 1, MAX_LATENCY)
+        seed = as_seed(seed, allow_none=False)  # (never int(seed): 1.5 is no seed)
+        return core, latency, seed
+
     def __init__(self, core, latency=1, seed=0):
-        try:
-            _check_core(core, "Pipeline")
-            latency = as_int(latency, "a pipeline's latency", 1, MAX_LATENCY)
-            seed = as_seed(seed, allow_none=False)  # (never int(seed): 1.5 is no seed)
-        except FpforgeError:
-            self._MustUse__silence = True
-            raise
+        core, latency, seed = self._checked_args  # (checked in __new__: CheckedFirst)
         self._core, self._latency, self._seed = core, latency, seed
         members = core.signature.members
         ins = [(n, m) for n, m in members.items() if m.flow == In and n != "rand"]
@@ -109,7 +119,7 @@ class Pipeline(wiring.Component):
         return m
 
 
-class RegisteredIO(wiring.Component):
+class RegisteredIO(CheckedFirst, wiring.Component):
     """A combinational component with every input and every output registered (free-running, no enable):
     the area method of seed 004 §IV-B ("only inputs and outputs registered"), so that a synthesized unit
     counts the flip-flops that hold its operands and result, as the paper's areas do. Same ports as the
@@ -121,13 +131,13 @@ class RegisteredIO(wiring.Component):
         Combinational unit with plain ``In``/``Out`` ports (e.g. ``DotProduct(..., stages=0)``).
     """
 
+    @classmethod
+    def _checked(cls, core):
+        _check_core(core, "RegisteredIO")
+        return core
+
     def __init__(self, core):
-        try:
-            _check_core(core, "RegisteredIO")
-        except FpforgeError:
-            self._MustUse__silence = True
-            raise
-        self._core = core
+        self._core = core  # (checked in __new__: CheckedFirst)
         super().__init__({name: (In if m.flow == In else Out)(m.shape)
                           for name, m in core.signature.members.items()})
 

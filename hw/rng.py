@@ -6,12 +6,12 @@ from amaranth.lib.wiring import In, Out
 
 from ..golden import rng as golden_rng
 from ..golden.checks import as_int, as_seed
-from ..golden.errors import FpforgeError
+from .checked import CheckedFirst
 
 __all__ = ["Xorshift32"]
 
 
-class Xorshift32(wiring.Component):
+class Xorshift32(CheckedFirst, wiring.Component):
     """xorshift32 (13, 17, 5) whose top bits feed an encoder's ``rand`` port.
 
     Parameters
@@ -33,14 +33,14 @@ class Xorshift32(wiring.Component):
         The current draws: draw ``i`` while ``i`` values have been consumed (D = 1).
     """
 
+    @classmethod
+    def _checked(cls, seed=0, bits=golden_rng.DEFAULT_RAND_BITS, draws=1):
+        bits = as_int(bits, "bits (random bits per draw)", 1, 32)
+        draws = as_int(draws, "draws (per step)", 1, 4096)
+        return as_seed(seed, allow_none=False), bits, draws
+
     def __init__(self, seed=0, bits=golden_rng.DEFAULT_RAND_BITS, draws=1):
-        try:
-            bits = as_int(bits, "bits (random bits per draw)", 1, 32)
-            draws = as_int(draws, "draws (per step)", 1, 4096)
-            self._seed = as_seed(seed, allow_none=False)
-        except FpforgeError:
-            self._MustUse__silence = True  # (Amaranth would warn that the refused object was never used)
-            raise
+        self._seed, bits, draws = self._checked_args  # (checked in __new__: CheckedFirst)
         self._bits = bits
         self._draws = draws
         super().__init__({"en": In(1), "rand": Out(bits * draws)})

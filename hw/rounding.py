@@ -14,15 +14,18 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from ..golden.checks import as_bool, as_int, describe
+from ..golden.checks import as_int, describe
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..golden.formats import ROUNDING_MODES, SOURCES, Flag
+from ..golden.rng import DEFAULT_RAND_BITS
 from .names import format_label
 
 __all__ = ["MODE_WIDTH", "SATURATE_CHOICES", "DecoderOptions", "EncoderOptions", "Rounder", "check_rand_bits", "check_roundings",
-           "check_saturate", "emin_span", "mode_is", "read_only", "round_to_format", "source_format"]
+           "check_saturate", "emin_span", "encoder_members", "SATURATE_WORDS", "mode_is", "read_only", "round_to_format", "source_format"]
 
 SATURATE_CHOICES = ("off", "on", "runtime")
+#: The one spelling of ``saturate`` (the spec's: False, True, "runtime") as the Verilog header prints it.
+SATURATE_WORDS = {False: "off", True: "on", "runtime": "runtime"}
 
 #: Width of every run-time ``mode`` port (codes from ``ROUNDING_MODES``).
 MODE_WIDTH = 3
@@ -224,11 +227,12 @@ def check_roundings(fmt, roundings):
 
 
 def check_saturate(saturate):
+    """``saturate`` in its one spelling (False, True or "runtime"; "off"/"on" are read as False/True)."""
     if isinstance(saturate, (bool, np.bool_)):
-        saturate = "on" if saturate else "off"
+        return bool(saturate)
     if not isinstance(saturate, str) or saturate not in SATURATE_CHOICES:
         raise FpforgeValueError(f"saturate must be one of {', '.join(SATURATE_CHOICES)}, not {saturate!r}")
-    return saturate
+    return {"off": False, "on": True}.get(saturate, saturate)
 
 
 def check_rand_bits(rand_bits):
@@ -266,31 +270,32 @@ class EncoderOptions:
     nan_to_zero = read_only("_nan_to_zero")
     rand_bits = read_only("_rand_bits")
 
-    def _check_options(self, fmt, source, roundings, saturate, nan_to_zero, rand_bits) -> dict:
-        """Check and keep the options (``fmt`` already a descriptor); return the ports ``a``, ``y``, ``flags``,
-        ``rand`` (with ``sr``), ``mode`` (several roundings) and ``sat`` (``saturate="runtime"``), in order."""
-        src = source_format(source)
-        roundings = check_roundings(fmt, roundings)
-        saturate = check_saturate(saturate)
-        rand_bits = check_rand_bits(rand_bits)
-        nan_to_zero = as_bool(nan_to_zero, "nan_to_zero")  # (never cast: 0/1/"yes" are errors)
-        self._fmt, self._src = fmt, src
-        self._roundings, self._saturate = roundings, saturate
-        self._nan_to_zero, self._rand_bits = nan_to_zero, rand_bits
-        members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
-        if "sr" in roundings:
-            members["rand"] = In(rand_bits)
-        if len(roundings) > 1:
-            members["mode"] = In(MODE_WIDTH)
-        if saturate == "runtime":
-            members["sat"] = In(1)
-        return members
+    def _take_spec(self, spec) -> dict:
+        """Keep the options of a checked :class:`~fpforge.hw.spec.EncoderSpec`; return the ports (:func:`encoder_members`)."""
+        self._fmt, self._src = spec.descriptor, SOURCES[spec.source]
+        self._roundings, self._saturate = spec.rounding, spec.saturate
+        self._nan_to_zero = spec.nan_to_zero
+        self._rand_bits = DEFAULT_RAND_BITS if spec.rand_bits is None else spec.rand_bits
+        return encoder_members(self._fmt, self._src, self._roundings, self._saturate, self._rand_bits)
 
     def _describe_options(self):
         """The header line's source, target and options (callers append format-specific notes)."""
         return (f"encoder {self._src.name} -> {format_label(self._fmt)}, rounding {','.join(self._roundings)}, "
-                f"saturate {self._saturate}, nan_to_zero {int(self._nan_to_zero)}"
+                f"saturate {SATURATE_WORDS[self._saturate]}, nan_to_zero {int(self._nan_to_zero)}"
                 + (f", rand_bits {self._rand_bits}" if "sr" in self._roundings else ""))
+
+
+def encoder_members(fmt, src, roundings, saturate, rand_bits) -> dict:
+    """A scalar encoder's ports ``a``, ``y``, ``flags``, ``rand`` (with ``sr``), ``mode`` (several roundings) and
+    ``sat`` (``saturate="runtime"``), in order (without a run-time-bias format's ``bias``)."""
+    members = {"a": In(src.bits), "y": Out(fmt.bits), "flags": Out(len(Flag))}
+    if "sr" in roundings:
+        members["rand"] = In(rand_bits)
+    if len(roundings) > 1:
+        members["mode"] = In(MODE_WIDTH)
+    if saturate == "runtime":
+        members["sat"] = In(1)
+    return members
 
 
 def emin_span(fmt):

@@ -13,15 +13,15 @@ from amaranth import Cat, Const, Module, Mux, Signal, signed
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from ..golden.errors import FpforgeValueError
 from ..golden.formats import RUNTIME_BIAS_BITS, SOURCES, Flag, TaperedFormat, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.scaling import SCALE_EXP_BITS, SCALE_EXP_RANGE
 from .convert import Encoder, round_to_format, unpack_source
+from .fromspec import SpecBuilt, rand_bits_of, scaled_encoder_spec
 from .hif8 import HiF8Encoder
 from .names import format_label
 from .pipeline import Pipeline
-from .rounding import MODE_WIDTH
+from .rounding import MODE_WIDTH, SATURATE_WORDS, encoder_members
 from .spec_fields import SCALED_SOURCES, SCALINGS, check_choice, check_lanes  # re-exported: the unit's options
 
 __all__ = ["SCALINGS", "SCALED_SOURCES", "Fp32Multiplier", "ScaledEncoder", "ScaledEncoderCore", "check_lanes",
@@ -158,7 +158,7 @@ class Fp32Multiplier(wiring.Component):
         return m
 
 
-class ScaledEncoderCore(wiring.Component):
+class ScaledEncoderCore(SpecBuilt, wiring.Component):
     """``lanes`` scaled casts and the amax update, combinational (:class:`ScaledEncoder` registers it).
 
     Parameters are :class:`ScaledEncoder`'s (without ``latency``/``seed``). ``amax_prev`` is the running
@@ -168,33 +168,40 @@ class ScaledEncoderCore(wiring.Component):
 
     def __init__(self, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
                  nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False):
-        self._MustUse__silence = True  # until the arguments are known good (an object that failed is not "unused")
-        check_choice(source, SCALED_SOURCES, "source of a scaled encoder")
-        check_choice(scaling, SCALINGS, "scaling")
-        check_lanes(lanes)
-        lane = scalar_encoder(fmt, "fp32", roundings, saturate, nan_to_zero, rand_bits, ieee_denormals,
-                              paper_literal)  # validates the options; elaborate builds one per lane
-        lane._MustUse__silence = True
-        self._cfg = dict(fmt=lane.format, source=source, lanes=lanes, scaling=scaling, roundings=lane.roundings,
-                         saturate=lane.saturate, nan_to_zero=lane.nan_to_zero, rand_bits=rand_bits,
-                         ieee_denormals=lane.format.variant_name == "ieee",
-                         paper_literal=lane.format.variant_name == "literal")
-        self._lane_members = lane.signature.members
-        src, fmt = SOURCES[source], lane.format
+        spec = self.spec  # (checked in __new__: SpecBuilt; its latency and seed are the stream's)
+        fmt = spec.descriptor
+        self._cfg = dict(fmt=fmt, source=spec.source, lanes=spec.lanes, scaling=spec.scaling,
+                         roundings=spec.rounding, saturate=spec.saturate, nan_to_zero=spec.nan_to_zero,
+                         rand_bits=rand_bits_of(spec), ieee_denormals=fmt.variant_name == "ieee",
+                         paper_literal=fmt.variant_name == "literal")
+        super().__init__(self.members_of(spec))
+
+    @classmethod
+    def spec_of(cls, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
+                nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False):
+        """The :class:`~fpforge.hw.spec.ScaledEncoderSpec` the arguments describe (``fmt`` may be the spec)."""
+        return scaled_encoder_spec(cls, fmt, source, lanes, scaling, roundings, saturate, nan_to_zero, rand_bits,
+                                   ieee_denormals, paper_literal)
+
+    @staticmethod
+    def members_of(spec) -> dict:
+        """The ports of the core of a :class:`~fpforge.hw.spec.ScaledEncoderSpec` (read from the spec: the
+        lane encoder's ``mode``/``sat``/``rand`` ports as :func:`~fpforge.hw.rounding.encoder_members` gives them)."""
+        src, fmt, lanes, rand_bits = SOURCES[spec.source], spec.descriptor, spec.lanes, rand_bits_of(spec)
+        lane = encoder_members(fmt, SOURCES["fp32"], spec.rounding, spec.saturate, rand_bits)
         members = {"a": In(lanes * src.bits)}
-        members.update({"scale": In(32)} if scaling == "fp32" else {"scale_exp": In(signed(SCALE_EXP_BITS))})
+        members.update({"scale": In(32)} if spec.scaling == "fp32" else {"scale_exp": In(signed(SCALE_EXP_BITS))})
         members.update({"first": In(1), "amax_prev": In(32)})
-        if "mode" in self._lane_members:
+        if "mode" in lane:
             members["mode"] = In(MODE_WIDTH)
-        if "sat" in self._lane_members:
+        if "sat" in lane:
             members["sat"] = In(1)
         if fmt.runtime_bias:
             members["bias"] = In(RUNTIME_BIAS_BITS)
-        if "rand" in self._lane_members:
+        if "rand" in lane:
             members["rand"] = In(lanes * rand_bits)
         members.update({"y": Out(lanes * fmt.bits), "flags": Out(lanes * len(Flag)), "amax": Out(32)})
-        super().__init__(members)
-        self._MustUse__silence = False
+        return members
 
     @property
     def config(self) -> dict:
@@ -211,7 +218,8 @@ class ScaledEncoderCore(wiring.Component):
     def describe(self):
         c = self._cfg
         text = (f"scaled encoder {c['lanes']} x {c['source']} * {'fp32 scale' if c['scaling'] == 'fp32' else '2^k'}"
-                f" -> {format_label(c['fmt'])}, rounding {','.join(c['roundings'])}, saturate {c['saturate']}, "
+                f" -> {format_label(c['fmt'])}, rounding {','.join(c['roundings'])}, "
+                f"saturate {SATURATE_WORDS[c['saturate']]}, "
                 f"nan_to_zero {int(c['nan_to_zero'])}")
         if "sr" in c["roundings"]:
             text += f", rand_bits {c['rand_bits']}"
@@ -274,7 +282,7 @@ def _layout(members, skip=()):
     return data.StructLayout({n: mb.shape for n, mb in members.items() if n not in skip})
 
 
-class ScaledEncoder(wiring.Component):
+class ScaledEncoder(SpecBuilt, wiring.Component):
     """A valid/ready stream of ``lanes`` scaled casts per transfer with a running amax.
 
     Input payload (first field least significant): ``a`` (lane 0 lowest), ``scale`` (FP32 bits) or
@@ -306,34 +314,41 @@ class ScaledEncoder(wiring.Component):
     def __init__(self, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
                  nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False,
                  latency=1, seed=0):
-        self._MustUse__silence = True  # until the arguments are known good
-        if isinstance(latency, bool) or not isinstance(latency, int) or latency < 1:
-            raise FpforgeValueError(f"a scaled encoder is a stream (its running amax is a register): latency "
-                                    f"must be an integer >= 1, not {latency!r}")
-        self._core = ScaledEncoderCore(fmt, source, lanes, scaling, roundings, saturate, nan_to_zero, rand_bits,
-                                       ieee_denormals, paper_literal)
-        self._pipe = Pipeline(self._core, latency, seed)
-        self._core._MustUse__silence = self._pipe._MustUse__silence = True  # elaborated with this unit
-        members = self._core.signature.members
+        members = ScaledEncoderCore.members_of(self.spec)  # (checked in __new__: SpecBuilt)
         ins = {n: mb for n, mb in members.items() if mb.flow == In}
         outs = {n: mb for n, mb in members.items() if mb.flow == Out}
+        self._parts = None
         super().__init__({
             "i": In(stream.Signature(_layout(ins, skip=("amax_prev", "rand")))),
             "o": Out(stream.Signature(_layout(outs))),
         })
-        self._MustUse__silence = False
 
-    core = property(lambda self: self._core)
-    latency = property(lambda self: self._pipe.latency)
-    seed = property(lambda self: self._pipe.seed)
+    @classmethod
+    def spec_of(cls, fmt, source="fp32", lanes=1, scaling="fp32", roundings=None, saturate=False,
+                nan_to_zero=False, rand_bits=DEFAULT_RAND_BITS, ieee_denormals=False, paper_literal=False,
+                latency=1, seed=0):
+        """The :class:`~fpforge.hw.spec.ScaledEncoderSpec` the arguments describe (``fmt`` may be the spec)."""
+        return scaled_encoder_spec(cls, fmt, source, lanes, scaling, roundings, saturate, nan_to_zero, rand_bits,
+                                   ieee_denormals, paper_literal, latency, seed)
+
+    def _core_and_pipe(self):
+        """The core and its pipeline, built when first needed (a unit only asked for its signature builds none)."""
+        if self._parts is None:
+            core = ScaledEncoderCore(self.spec)
+            self._parts = core, Pipeline(core, self.spec.latency, self.spec.seed or 0)
+        return self._parts
+
+    core = property(lambda self: self._core_and_pipe()[0])
+    latency = property(lambda self: self.spec.latency)
+    seed = property(lambda self: self.spec.seed or 0)
 
     def describe(self):
-        return self._pipe.describe()
+        return self._core_and_pipe()[1].describe()
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.pipe = pipe = self._pipe
-        core = self._core
+        core, pipe = self._core_and_pipe()
+        m.submodules.pipe = pipe
         amax = Signal(32, name="amax_reg")
         for name, _ in self.i.p.shape():
             m.d.comb += getattr(pipe.i.p, name).eq(getattr(self.i.p, name))

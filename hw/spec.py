@@ -43,9 +43,15 @@ from ..golden.errors import FpforgeError, FpforgeTypeError, FpforgeValueError, U
 from ..golden.formats import SOURCES, get_format, resolve_variant
 from ..golden.rng import DEFAULT_RAND_BITS
 from ..golden.tapered import with_compat
+from .epilogue_options import EpilogueOptions
 from .spec_fields import (
+    BLOCK_DECODER_TARGETS,
     MAX_LATENCY,
     MAX_PORT_BITS,
+    check_block_decodable,
+    check_block_encodable,
+    check_choice,
+    check_decodable,
     check_port_bits,
     field_dot_rounding,
     field_dot_saturate,
@@ -216,15 +222,6 @@ class UnitSpec:
                     raise FpforgeTypeError(f"a{'n' if self.unit[0] in 'e' else ''} {self.unit} unit's {f.name} "
                                            f"cannot be {describe(value)}") from None
         self._check()
-        self._check_gateware()
-
-    def _check_gateware(self):
-        """What only the gateware's constructors know (a target that cannot hold every value of the format,
-        a block source): the unit is constructed — not elaborated — and dropped, so that a spec that exists
-        builds. (Cheap for conversion units; a dot unit's rules are all in its DotConfig.)"""
-        from .units import build_and_drop, gateware_of
-
-        build_and_drop(gateware_of, self)
 
     def _check(self):
         """Rules between fields (after each field is checked)."""
@@ -375,6 +372,10 @@ class DecoderSpec(_Expander):
 
     unit: ClassVar[str] = "decoder"
 
+    def _check(self):
+        super()._check()
+        check_decodable(self.descriptor, self.target)
+
 
 @dataclass(frozen=True, kw_only=True)
 class BlockEncoderSpec(_Converter):
@@ -382,12 +383,21 @@ class BlockEncoderSpec(_Converter):
 
     unit: ClassVar[str] = "block-encoder"
 
+    def _check(self):
+        super()._check()
+        check_block_encodable(self.descriptor)
+
 
 @dataclass(frozen=True, kw_only=True)
 class BlockDecoderSpec(_Expander):
     """A block decoder (one block → k1 FP32 values); :class:`fpforge.hw.BlockDecoder`."""
 
     unit: ClassVar[str] = "block-decoder"
+
+    def _check(self):
+        super()._check()
+        check_choice(self.target, BLOCK_DECODER_TARGETS, "block decoder target", unknown=True)
+        check_block_decodable(self.descriptor)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -414,11 +424,9 @@ class DotSpec(UnitSpec):
     saturate: bool | None = option(None, field_dot_saturate)
 
     def _check(self):
-        from .epilogue import EpilogueOptions
-
         ep = EpilogueOptions(self.scale, self.amax, self.out_format, self.rounding,
                              True if self.saturate is None else self.saturate, self.stages,
-                             rounding_name=_ROUNDING_NAME.get())
+                             rounding_name=ROUNDING_NAME.get())
         if ep.format is not None:  # canonical: the cast's format name, mode and saturation spelt out
             object.__setattr__(self, "out_format", ep.format.name)
             object.__setattr__(self, "rounding", ep.rounding)
@@ -432,9 +440,6 @@ class DotSpec(UnitSpec):
                              bits)
         if self.io_registers and self.stages:
             raise FpforgeValueError("io_registers wraps the combinational unit: use stages=0 with it")
-
-    def _check_gateware(self):
-        pass  # DotConfig (in _check) holds every rule of a dot unit; constructing one costs ~40 ms
 
     @property
     def config(self):
@@ -489,7 +494,7 @@ def as_spec(spec) -> UnitSpec:
 
 #: The keyword a dot unit's cast rounding was given as (``rounding``, or its alias ``out_rounding``), for
 #: the messages of the spec's checks.
-_ROUNDING_NAME = contextvars.ContextVar("fpforge_dot_rounding_name", default="rounding")
+ROUNDING_NAME = contextvars.ContextVar("fpforge_dot_rounding_name", default="rounding")
 
 
 def spec_from_options(unit, **options) -> UnitSpec:
@@ -515,11 +520,11 @@ def spec_from_options(unit, **options) -> UnitSpec:
             raise FpforgeValueError("give the dot unit's rounding once: rounding and out_rounding are one option")
         options = dict(options)
         options["rounding"] = options.pop("out_rounding")
-        token = _ROUNDING_NAME.set("out_rounding")
+        token = ROUNDING_NAME.set("out_rounding")
         try:
             return spec_from_options(unit, **options)
         finally:
-            _ROUNDING_NAME.reset(token)
+            ROUNDING_NAME.reset(token)
     kind = SPECS[unit]
     fields = kind.options()
     sugar = _SUGAR.get(unit, ())
@@ -545,7 +550,7 @@ def spec_from_options(unit, **options) -> UnitSpec:
     if unit == "dot" and options.get("out_format") is None:
         uses -= {"rounding", "saturate"}
     unused = sorted(given - uses - {"format", "rand_bits", "seed"})
-    unused = [_ROUNDING_NAME.get() if n == "rounding" else n for n in unused]  # as the caller spelt it
+    unused = [ROUNDING_NAME.get() if n == "rounding" else n for n in unused]  # as the caller spelt it
     if unused:
         raise FpforgeValueError(f"a{'n' if unit[0] in 'e' else ''} {unit} unit does not take {', '.join(unused)}"
                                 f"{_WHY.get(unit, '')}; its options: format, {', '.join(sorted(uses))}")

@@ -5,10 +5,14 @@ before it."""
 
 from __future__ import annotations
 
+from ..golden.block import BlockFormat
 from ..golden.checks import as_bool, as_int, as_seed
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
+from ..golden.formats import SOURCES
+from ..golden.taperedformat import TaperedFormat
 
-__all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "SCALED_SOURCES", "SCALINGS", "check_choice", "check_lanes",
+__all__ = ["BLOCK_DECODER_TARGETS", "MAX_LATENCY", "MAX_PORT_BITS", "SCALED_SOURCES", "SCALINGS",
+           "check_block_decodable", "check_block_encodable", "check_choice", "check_decodable", "check_lanes",
            "check_port_bits", "field_dot_rounding", "field_dot_saturate", "field_flag", "field_lanes",
            "field_latency", "field_operand", "field_rand_bits", "field_rounding", "field_saturate",
            "field_scaled_source", "field_scaling", "field_seed", "field_source", "field_stages", "field_target"]
@@ -23,10 +27,14 @@ MAX_PORT_BITS = 1 << 16
 SCALINGS = ("fp32", "pow2")
 #: Sources of the scaled encoder.
 SCALED_SOURCES = ("fp32", "bf16")
+#: Targets of the block decoder.
+BLOCK_DECODER_TARGETS = ("fp32",)
 
 
-def check_choice(value, choices, what):
+def check_choice(value, choices, what, unknown=False):
     """``value`` if it is one of ``choices`` (names), else a one-line error naming them."""
+    if unknown and (not isinstance(value, str) or value not in choices):
+        raise FpforgeValueError(f"unknown {what} {str(value)[:40]!r}; valid choices: {', '.join(choices)}")
     if not isinstance(value, str) or value not in choices:
         raise FpforgeValueError(f"{what} must be one of {', '.join(choices)}, not {str(value)[:40]!r}")
     return value
@@ -60,6 +68,36 @@ def check_port_bits(what, bits):
     if bits > MAX_PORT_BITS:
         raise FpforgeValueError(f"{what} would be a {bits}-bit port; fpforge builds ports of up to {MAX_PORT_BITS} "
                                 "bits (fewer elements or a smaller block)")
+
+
+# -- rules between a unit's format and its other fields (the spec's ``_check``) -------------------------------
+def check_decodable(fmt, target):
+    """A scalar decoder's rule: its ``target`` (a source format's name) holds every value of ``fmt`` exactly
+    (at every bias, for a run-time-bias format)."""
+    tgt = SOURCES[target]
+    if isinstance(fmt, TaperedFormat):
+        if fmt.mbits > tgt.mbits or fmt.emax > tgt.emax or fmt.min_subnormal < tgt.min_subnormal:
+            raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly")
+        return
+    lowest = (fmt.at(max(fmt.biases)) if fmt.runtime_bias else fmt).min_subnormal
+    if fmt.mbits > tgt.mbits or fmt.exponent_span[1] > tgt.emax or lowest < tgt.min_subnormal:
+        raise FpforgeValueError(f"{tgt.name} cannot hold every {fmt.name} value exactly"
+                                + (" at every bias" if fmt.runtime_bias else ""))
+    if fmt.runtime_bias and lowest < tgt.min_normal:  # (no such target exists among fp32/fp16/bf16)
+        raise FpforgeValueError(f"a {fmt.name} decoder needs a target whose normals hold every value")
+
+
+def check_block_encodable(fmt):
+    """A block encoder's rule: a BDR format's element mantissa has at most 24 bits."""
+    if isinstance(fmt, BlockFormat) and fmt.m > 24:
+        raise FpforgeValueError(f"block encoders support m <= 24, not {fmt.m!r}")
+
+
+def check_block_decodable(fmt):
+    """A block decoder's rule: FP32 holds every value of the block format exactly."""
+    if isinstance(fmt, BlockFormat) and not fmt.float32_exact:
+        raise FpforgeValueError(f"FP32 cannot hold every {fmt.name} value exactly (needs m <= 24, "
+                                f"2**(d1-1) + 2**d2 + m <= 151); block decoders exist for formats it can hold")
 
 
 # -- per-field checks: check(value, spec) -> canonical value -------------------------------------------------

@@ -22,7 +22,7 @@ from ..golden.tapered import with_compat
 from .vectors import DEFAULT_BIASES, stimulus_with_bias
 
 __all__ = ["UnitCase", "block_decoder_case", "block_encoder_case", "decoder_case", "dot_bundle_case", "dot_case", "encoder_case",
-           "unit_case", "wide_words"]
+           "CASES", "unit_case", "wide_words"]
 
 
 @dataclass
@@ -150,17 +150,27 @@ def decoder_case(cfg, *, biases=None):
 
 
 def unit_case(cfg, *, biases=None, **kwargs):
+    """The case of a unit (a :class:`~fpforge.hw.spec.UnitSpec`, or a dict of ``build_unit`` keywords): the
+    case builder of its spec's class in :data:`CASES`. ``biases`` applies to scalar units; ``kwargs``
+    (``n_random``, ``seed``, ``stim``, ...) go to the builder."""
+    from ..hw.spec import as_spec
+
     if not hasattr(cfg, "unit"):
         _check_cfg(cfg, "unit_case", unit=True)
-    if cfg["unit"] == "dot":
-        return dot_case(cfg, **kwargs)
-    if cfg["unit"] == "block-encoder":
-        return block_encoder_case(cfg, **kwargs)
-    if cfg["unit"] == "block-decoder":
-        return block_decoder_case(cfg, **kwargs)
-    if cfg["unit"] == "encoder":
-        return encoder_case(cfg, **kwargs, **({} if biases is None else {"biases": biases}))
-    return decoder_case(cfg, biases=biases)
+    spec = as_spec(cfg)
+    return CASES[type(spec)](spec.as_options(), biases, **kwargs)
+
+
+def _case_table():
+    from ..hw.spec import BlockDecoderSpec, BlockEncoderSpec, DecoderSpec, DotSpec, EncoderSpec
+
+    return {
+        EncoderSpec: lambda c, biases, **kw: encoder_case(c, **kw, **({} if biases is None else {"biases": biases})),
+        DecoderSpec: lambda c, biases, **kw: decoder_case(c, biases=biases),
+        BlockEncoderSpec: lambda c, biases, **kw: block_encoder_case(c, **kw),
+        BlockDecoderSpec: lambda c, biases, **kw: block_decoder_case(c, **kw),
+        DotSpec: lambda c, biases, **kw: dot_case(c, **kw),
+    }
 
 # -- block units ------------------------------------------------------------------------------------------
 def wide_words(ints, width) -> np.ndarray:
@@ -250,7 +260,7 @@ def dot_config(cfg):
 
 def _selects(fmt) -> bool:
     """The operand format is chosen per dot product at run time (``fp8``: a ``sel`` port)."""
-    return fmt.dot_side.family == "scalar" and fmt.select_bits > 0
+    return fmt.dot_side.element_block_exponent and fmt.select_bits > 0
 
 
 def dot_case(cfg, *, n_random=20_000, seed=1, directed=True):
@@ -294,3 +304,8 @@ def dot_bundle_case(cfgs, *, n_random=20_000, seed=1, directed=True, prefix=True
     if prefix:
         case.expected["desync"] = np.zeros(case.size, np.uint64)
     return case
+
+
+#: The case builder of each spec class: ``builder(options, biases, **kwargs)`` (the one place a unit's kind
+#: picks its stimulus; the scaled encoder's case is :func:`fpforge.sim.scaling.scaled_encoder_case`).
+CASES = _case_table()

@@ -49,11 +49,11 @@ from .equiv_core import (
     _verdict,
     _yosys,
     abc_binary,
-    check_unit,
+    equiv_spec,
 )
 from .equiv_stream import equiv_stream
 
-__all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "check_unit", "equiv"]
+__all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "equiv", "equiv_spec"]
 
 
 def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=None,
@@ -87,7 +87,7 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
     from .regress import ports_of
 
     t0 = time.perf_counter()
-    spec = check_unit(cfg)
+    spec = equiv_spec(cfg)
     if engine is None:
         engine = SEQ_ENGINES[0] if spec.latency else ENGINES[0]
     _check_args(netlist, against, liberty, top, engine, timeout, spec.latency)

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, ToolError, ToolMissing
 from ..jobs.lifeline import popen_kwargs
 
-__all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "check_unit"]
+__all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "equiv_spec"]
 
 #: The ABC engines :func:`equiv` offers; the first is the default.
 ENGINES = ("iprove", "cec", "dprove")
@@ -105,7 +105,7 @@ def abc_binary() -> str:
     return exe
 
 
-def check_unit(cfg):
+def equiv_spec(cfg):
     """The spec of ``cfg`` (a spec or ``build_unit`` keywords), checked for what equiv handles: scalar
     encoders and decoders, combinational or (``latency`` >= 1) stream units.
 
@@ -135,7 +135,7 @@ def check_unit(cfg):
             raise FpforgeValueError(f"latency {spec.latency}: sequential equivalence of a stream unit with sr "
                                     "rounding (its random-number generator) is not available; equiv checks the "
                                     "combinational sr unit (latency 0)")
-        check_unit(dataclasses.replace(spec, latency=0))
+        equiv_spec(dataclasses.replace(spec, latency=0))
         return spec
     try:
         return unit_spec(cfg)

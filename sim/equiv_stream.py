@@ -34,18 +34,15 @@ from .equiv_core import SEQ_ENGINES
 __all__ = ["SEQ_ENGINES", "equiv_stream", "stream_ports"]
 
 def _layouts(spec):
-    """``(core, stream unit, input fields, output fields)``; fields are ``[(name, offset, width)]`` of the
-    stream payloads."""
+    """``(core, input fields, output fields)``; fields are ``[(name, offset, width)]`` of the stream payloads,
+    read from the core's signature (the stream unit is built only when it is converted)."""
     from ..hw.generate import build_unit
-    from .ports import stream_layouts
+    from ..hw.pipeline import payload_layouts
+    from .ports import payload_fields
 
-    stream = build_unit(spec)
     core = build_unit(dataclasses.replace(spec, latency=0))
-    ins, outs = stream_layouts(stream)
-    for part in (stream, getattr(stream, "core", None)):  # elaborated only when no user's file replaces them
-        if part is not None:
-            part._MustUse__silence = True
-    return core, stream, ins, outs
+    ins, outs = payload_layouts(core.signature.members)
+    return core, payload_fields(ins), payload_fields(outs)
 
 
 def stream_ports(ins, outs) -> dict:
@@ -152,15 +149,16 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         differing cycle, ``inputs`` of that cycle and ``golden`` (the golden model's outputs for the input
         ``latency`` cycles earlier, when the gold output is valid and no reset came between); or ``unknown``.
     """
-    from ..hw.generate import default_name, to_verilog
+    from ..hw.generate import build_unit, default_name, to_verilog
     from ..synth.errors import SynthError
     from ..synth.yosys import run_script
     from .equiv_core import EquivResult, _against_files, _aiger_header, _trusted, _yosys
 
     t0 = time.perf_counter()
     latency = spec.latency
-    core, stream, ins, outs = _layouts(spec)
-    core_name, stream_name = default_name(core), default_name(stream)
+    core, ins, outs = _layouts(spec)
+    core_name = default_name(core)
+    stream_name = f"{core_name}_l{latency}"  # (default_name of the stream unit)
     expected = stream_ports(ins, outs)
     iw, ow = expected["i__payload"][1], expected["o__payload"][1]
     with tempfile.TemporaryDirectory(prefix="fpforge-equiv-") as tmp:
@@ -169,7 +167,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         (work / "ref.v").write_text(reference_verilog(core_name, ins, outs, latency)
                                     + _side("gold_side", "fpforge_equiv_ref", iw, ow))
         if against is None:
-            (work / "gate.v").write_text(to_verilog(stream, stream_name))
+            (work / "gate.v").write_text(to_verilog(build_unit(spec), stream_name))
             gate_files, gate_top, gate_desc = ["gate.v"], stream_name, f"generated {stream_name}"
         else:
             gate_files, gate_top, gate_desc = _against_files(work, against, top, liberty, expected,

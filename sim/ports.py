@@ -9,7 +9,7 @@ from amaranth.lib.wiring import In
 
 from ..hw.spec import as_spec
 
-__all__ = ["config_key", "default_lanes", "ports_of", "stream_layouts"]
+__all__ = ["config_key", "default_lanes", "payload_fields", "ports_of", "stream_layouts"]
 
 
 def ports_of(component) -> dict:
@@ -18,11 +18,14 @@ def ports_of(component) -> dict:
             for name, m in component.signature.members.items()}
 
 
+def payload_fields(layout):
+    """A payload layout as a list of (name, offset, width)."""
+    return [(name, f.offset, Shape.cast(f.shape).width) for name, f in layout]
+
+
 def stream_layouts(pipeline):
     """(input, output) payload layouts of a Pipeline as lists of (name, offset, width)."""
-    def fields(layout):
-        return [(name, f.offset, Shape.cast(f.shape).width) for name, f in layout]
-    return fields(pipeline.i.p.shape()), fields(pipeline.o.p.shape())
+    return payload_fields(pipeline.i.p.shape()), payload_fields(pipeline.o.p.shape())
 
 
 def config_key(cfg) -> str:

@@ -11,7 +11,7 @@ from ..golden.checks import as_int
 from ..golden.errors import FpforgeValueError
 from ..golden.formats import get_format
 from ..hw.generate import build_unit, default_name, to_verilog
-from ..hw.spec import UnitSpec, as_spec
+from ..hw.spec import BlockDecoderSpec, BlockEncoderSpec, DecoderSpec, DotSpec, EncoderSpec, ScaledEncoderSpec, as_spec
 from ..jobs import cache_dir
 from .cases import unit_case
 from .ports import config_key, default_lanes, ports_of, stream_layouts
@@ -35,22 +35,17 @@ DEFAULT_VECTORS = {
 MAX_VECTORS = 10_000_000
 
 
-def _options(cfg) -> dict:
-    """The keyword form of a unit (a spec's :meth:`~fpforge.hw.spec.UnitSpec.as_options`, or the dict itself)."""
-    return cfg.as_options() if isinstance(cfg, UnitSpec) else cfg
-
-
 def exhaustive(cfg) -> bool:
     """The unit's stimulus is every input pattern (decoders, encoders of 16-bit sources): no vector count."""
-    cfg = _options(cfg)
-    return cfg["unit"] == "decoder" or (cfg["unit"] == "encoder" and cfg.get("source", "fp32") != "fp32")
+    spec = as_spec(cfg)
+    return isinstance(spec, DecoderSpec) or (isinstance(spec, EncoderSpec) and spec.source != "fp32")
 
 
 def default_vectors(cfg, sim) -> int | None:
     """:data:`DEFAULT_VECTORS` for the unit of ``cfg`` on ``sim`` (None for an exhaustive unit)."""
     if exhaustive(cfg):
         return None
-    return DEFAULT_VECTORS[sim][_options(cfg)["unit"]]
+    return DEFAULT_VECTORS[sim][as_spec(cfg).unit]
 
 
 def resolve_vectors(cfg, sim, vectors) -> int | None:
@@ -60,11 +55,11 @@ def resolve_vectors(cfg, sim, vectors) -> int | None:
         raise SimulatorMissing(f"unknown simulator {sim!r}; valid: {', '.join(SIMULATORS)}")
     if vectors is None:
         return default_vectors(cfg, sim)
-    cfg = _options(cfg)
-    if exhaustive(cfg):
-        what = "every code" if cfg["unit"] == "decoder" else f"all {1 << get_format(cfg.get('source')).bits:,} " \
-                                                               f"{cfg.get('source')} patterns"
-        raise FpforgeValueError(f"a {cfg['unit']} of {cfg['format']} is checked on {what}: vectors (--vectors) "
+    spec = as_spec(cfg)
+    if exhaustive(spec):
+        what = "every code" if isinstance(spec, DecoderSpec) else f"all {1 << get_format(spec.source).bits:,} " \
+                                                                  f"{spec.source} patterns"
+        raise FpforgeValueError(f"a {spec.unit} of {spec.descriptor.name} is checked on {what}: vectors (--vectors) "
                                 "applies to FP32-source encoders, block and dot units")
     return as_int(vectors, "vectors", 1, MAX_VECTORS)
 
@@ -97,40 +92,58 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
     is the design's, its ``notes`` say which ports are mapped, not driven or not checked.
     """
     spec = as_spec(cfg)
-    cfg = spec.as_options()
     if design is not None:
         from .userdesign import check_design_run
 
-        check_design_run(cfg, sim, design, smoke)
+        check_design_run(spec.as_options(), sim, design, smoke)
     elif sim == "ghdl":
         raise FpforgeValueError("ghdl runs a user's VHDL design (design=UserDesign(files, 'vhdl')); fpforge's units "
                                 "are Verilog: verilator or icarus")
-    vectors = resolve_vectors(cfg, "icarus" if sim == "ghdl" else sim, vectors)  # GHDL runs at Icarus' pace
+    vectors = resolve_vectors(spec, "icarus" if sim == "ghdl" else sim, vectors)  # GHDL runs at Icarus' pace
     build_root = cache_dir("sim") if build_root is None else build_root
     unit = build_unit(spec)
     name = default_name(unit)
     verilog = to_verilog(unit, name)
-    if cfg["unit"] == "dot":
-        return _regress_dot(spec, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress)
-    if cfg["unit"] == "scaled-encoder":
-        from .scaling import regress_scaled
-        return regress_scaled(cfg, sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
-                              build_root=build_root, stall=stall, progress=progress)
-    if cfg["unit"] == "encoder":
-        if smoke is not None:
-            from .cases import unit_format
-            from .vectors import smoke_stimulus
+    run = dict(sim=sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed, build_root=build_root,
+               lanes=lanes, stream_vectors=stream_vectors, stall=stall, biases=biases, directed=directed,
+               progress=progress, smoke=smoke, design=design)
+    return _REGRESS[type(spec)](spec, **run)
 
-            stim = smoke_stimulus(unit_format(cfg), cfg.get("source", "fp32"), smoke, seed)
-            case = unit_case(cfg, seed=seed, biases=biases, stim=stim)
-        else:
-            case = unit_case(cfg, n_random=vectors or 0, seed=seed, biases=biases)
-    elif cfg["unit"] in ("block-encoder", "block-decoder"):
-        case = unit_case(cfg, n_random=vectors, seed=seed)
-    else:
-        case = unit_case(cfg, biases=biases)
-    if cfg["unit"].startswith("block-"):
-        lanes = 1  # a block port is hundreds of bits wide: one unit, ports as Python ints
+
+def _regress_scaled(spec, *, sim, unit, name, verilog, vectors, seed, build_root, stall, progress, **_):
+    from .scaling import regress_scaled
+
+    return regress_scaled(spec.as_options(), sim, unit=unit, name=name, verilog=verilog, vectors=vectors, seed=seed,
+                          build_root=build_root, stall=stall, progress=progress)
+
+
+def _encoder_case(spec, *, vectors, seed, biases, smoke, **_):
+    if smoke is None:
+        return unit_case(spec, n_random=vectors or 0, seed=seed, biases=biases)
+    from .vectors import smoke_stimulus
+
+    stim = smoke_stimulus(spec.descriptor, spec.source, smoke, seed)
+    return unit_case(spec, seed=seed, biases=biases, stim=stim)
+
+
+def _block_case(spec, *, vectors, seed, **_):
+    return unit_case(spec, n_random=vectors, seed=seed)
+
+
+def _decoder_case(spec, *, biases, **_):
+    return unit_case(spec, biases=biases)
+
+
+def _regressor(make_case, lanes1=False):
+    """A regression of a conversion unit whose case ``make_case`` builds; ``lanes1``: block ports are hundreds of
+    bits wide, so one unit, ports as Python ints."""
+    return lambda spec, **run: _regress_case(spec, make_case(spec, **run), **dict(run, lanes=1 if lanes1 else
+                                                                                 run["lanes"]))
+
+
+def _regress_case(spec, case, *, sim, unit, name, verilog, seed, build_root, lanes, stream_vectors, stall, progress,
+                  design=None, **_):
+    cfg = spec.as_options()
     build_dir = Path(build_root) / f"{name}-{spec.key}"
     if lanes is None:
         lanes = default_lanes(sim, case.size)
@@ -153,7 +166,7 @@ def regress_unit(cfg, sim, *, vectors=None, seed=1, build_root=None, lanes=None,
                     stall=stall, progress=progress)
 
 
-def _regress_dot(spec, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress):
+def _regress_dot(spec, *, sim, unit, name, verilog, vectors, seed, build_root, stall, directed, progress, **_):
     from .cases import dot_case
 
     cfg = spec.as_options()
@@ -172,6 +185,17 @@ def _regress_dot(spec, sim, unit, name, verilog, vectors, seed, build_root, stal
     pin, pout = stream_layouts(unit)
     return run_case(sim, verilog, name, ports, case, build_dir, kind="stream", latency=unit.latency, seed=seed,
                     labels=case.labels, payload_in=pin, payload_out=pout, stall=stall, progress=progress)
+
+
+#: How each spec class is regressed (the one table from a unit's kind to its run; no ``cfg["unit"]`` switches).
+_REGRESS = {
+    EncoderSpec: _regressor(_encoder_case),
+    DecoderSpec: _regressor(_decoder_case),
+    BlockEncoderSpec: _regressor(_block_case, lanes1=True),
+    BlockDecoderSpec: _regressor(_block_case, lanes1=True),
+    DotSpec: _regress_dot,
+    ScaledEncoderSpec: _regress_scaled,
+}
 
 
 def regress_bundle(cfgs, sim, *, vectors=20_000, seed=1, build_root=None, stall=0.3, directed=True):

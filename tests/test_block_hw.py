@@ -131,5 +131,5 @@ def test_constructor_errors_name_the_choices():
         build_unit("encoder", format="mx9")
     with pytest.raises(ValueError, match="is a scalar format; its units are encoder, decoder"):
         build_unit("block-encoder", format="e4m3")
-    with pytest.raises(ValueError, match="not a block format"):
+    with pytest.raises(ValueError, match="'e4m3' is a scalar format; its units are encoder, decoder"):
         BlockEncoder("e4m3")

@@ -427,3 +427,25 @@ def test_operand_errors():
     with pytest.raises(TypeError, match=r"operand A codes of fp8 must be integer codes in 0\.\.255"):
         dot(DotConfig("fp8", 2, 16), np.zeros((1, 2)), None, np.zeros((1, 2), np.uint8))
     assert dot("mx9", enc, "mx9", enc, f=16).y.shape == (2,)
+
+
+def test_dot_operands_answer_the_datapaths_questions():
+    """Issue 32 item 4: the datapath asks an operand what it can do (no switch on its family name). Each
+    operand takes exactly one structure; the answers agree with its geometry."""
+    from fpforge.golden.contract import BlockFormatLike
+    from fpforge.golden.dot import operand_format
+    from fpforge.golden.formats import REGISTRY
+
+    names = [n for n, f in REGISTRY.items() if isinstance(f, BlockFormatLike)] + ["e4m3", "fp8", "hif8", "e2m1"]
+    for name in names:
+        side = operand_format(name).dot_side
+        shapes = (side.product_shift, side.sub_block_guard, side.element_block_exponent)
+        assert sum(shapes) == 1, (name, shapes)
+        assert side.element_block_exponent == (side.fmt.k1 == 1), name  # scalar: one element per "block"
+        assert side.sub_max == 0 or side.sub_block_guard, name  # only BDR has sub-block offsets
+        if side.integer_elements:
+            assert side.product_shift and side.eoff_max == 0, name  # INT elements: a product shift of 0
+        if not side.product_shift:
+            assert not side.integer_elements, name
+    assert operand_format("mxint8").dot_side.integer_elements
+    assert not operand_format("mxfp8_e4m3").dot_side.integer_elements

@@ -14,14 +14,18 @@ from fpforge.hw import Decoder, Encoder, Pipeline, Rounder, Xorshift32, build_un
         (dict(fmt="e9m9"), "unknown format 'e9m9'; valid formats: .*e4m3"),
         (dict(fmt="e4m3", source="fp64"), "unknown source 'fp64'; valid choices: fp32, fp16, bf16"),
         (dict(fmt="e4m3", roundings=("hr",)), "has no rounding 'hr'; valid choices: rne, ta, rtz, sr"),
-        (dict(fmt="e4m3", saturate="maybe"), "saturate must be one of off, on, runtime"),
         (dict(fmt="e4m3", roundings=("sr",), rand_bits=0), "rand_bits must be an integer in 1..32"),
-        (dict(fmt="fp16"), "'fp16' is not a narrow float format"),
+        (dict(fmt="fp16"), "'fp16' is a source/target format: encoders convert from it"),
     ],
 )
 def test_encoder_rejects_bad_parameters(kwargs, match):
     with pytest.raises((ValueError, KeyError), match=match):
         Encoder(**kwargs)
+
+
+def test_encoder_saturate_names_its_spellings():
+    with pytest.raises(TypeError, match="saturate must be True, False or 'runtime' \\('off'/'on' for False/True\\)"):
+        Encoder("e4m3", saturate="maybe")
 
 
 def test_decoder_rejects_unknown_target():

@@ -27,6 +27,8 @@ from fpforge.hw.spec import (
 
 from helpers import fpforge
 
+pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")  # units built only to inspect
+
 SCALAR = [f for f in list_formats("scalar") if f in ("e4m3", "hif8", "cfloat8_143", "shp_ieee", "binary8p3uf", "uhp")]
 BLOCK = ["mx9", "mxfp4_e2m1", "msfp16", "mxint8"]
 
@@ -214,9 +216,6 @@ def test_build_unit_of_a_spec_is_the_keyword_style_verilog(spec):
     assert text == _built(opts)
     unit = build_unit(spec)
     assert f"module {default_name(unit)}(" in text
-    for part in (unit, getattr(unit, "core", None)):
-        if part is not None:
-            part._MustUse__silence = True
 
 
 def test_an_unregistered_descriptor_is_a_format_reference():
@@ -242,3 +241,102 @@ def test_cli_prints_the_spec():
     sha = d.pop("sha256")
     spec = UnitSpec.from_dict(d)
     assert spec == EncoderSpec(format="cfloat8_143_ieee", rounding=("rne", "sr")) and spec.sha256 == sha
+
+
+# -- units built from their spec (issue 32, item 1) ------------------------------------------------------------
+def test_a_unit_is_built_from_its_spec_and_the_keywords_are_sugar_for_it():
+    from fpforge.hw import Decoder, Encoder
+
+    spec = EncoderSpec(format="e4m3", source="bf16", rounding=("rne", "sr"), saturate="runtime")
+    sugar = Encoder("e4m3", source="bf16", roundings=("rne", "sr"), saturate="runtime")
+    unit = Encoder(spec)
+    assert unit.spec is spec and sugar.spec == spec
+    assert to_verilog(unit) == to_verilog(sugar) == to_verilog(build_unit(spec))
+    with pytest.raises(FpforgeTypeError, match="a spec or a format with options, not both"):
+        Encoder(spec, source="fp16")
+    with pytest.raises(FpforgeTypeError, match="Decoder is built from a DecoderSpec"):
+        Decoder(spec)
+
+
+@pytest.mark.parametrize("word, canonical", [("on", True), ("off", False), (True, True), (False, False),
+                                             ("runtime", "runtime")])
+def test_saturate_has_one_spelling_in_spec_and_gateware(word, canonical):
+    from fpforge.hw import Encoder, ScaledEncoder
+
+    assert EncoderSpec(format="e4m3", saturate=word).saturate == canonical
+    assert Encoder("e4m3", saturate=word).saturate == canonical
+    assert Encoder("e4m3", saturate=word).saturate is canonical or canonical == "runtime"
+    assert ScaledEncoder("e4m3", saturate=word).core.config["saturate"] == canonical
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: DecoderSpec(format="binary8p1se", target="fp16"), "fp16 cannot hold every binary8p1se value"),
+    (lambda: DecoderSpec(format="shp", target="bf16"), "bf16 cannot hold every shp value exactly "
+                                                               "at every bias"),
+    (lambda: BlockDecoderSpec(format="bdr_m24_k16_d8_k2_d1"), "FP32 cannot hold every bdr_m24_k16_d8_k2_d1 value"),
+    (lambda: BlockDecoderSpec(format="mx9", target="bf16"), "unknown block decoder target 'bf16'; valid choices: "
+                                                            "fp32"),
+])
+def test_the_spec_alone_holds_the_rules_the_gateware_had(make, match):
+    with pytest.raises(FpforgeValueError, match=match):
+        make()
+
+
+def _refused():
+    from fpforge.hw import (
+        BlockDecoder,
+        BlockEncoder,
+        Decoder,
+        DotProduct,
+        Encoder,
+        HiF8Decoder,
+        HiF8Encoder,
+        Pipeline,
+        RegisteredIO,
+        ScaledEncoder,
+        ScaledEncoderCore,
+        Xorshift32,
+    )
+
+    return [
+        ("Encoder source", lambda: Encoder("e4m3", source="fp64")),
+        ("Encoder of a tapered format", lambda: Encoder("hif8")),
+        ("Decoder target", lambda: Decoder("binary8p1se", target="fp16")),
+        ("HiF8Encoder rounding", lambda: HiF8Encoder("hif8", roundings=("nope",))),
+        ("HiF8Decoder format", lambda: HiF8Decoder("e4m3")),
+        ("BlockEncoder source", lambda: BlockEncoder("mx9", source="fp16")),
+        ("BlockDecoder exactness", lambda: BlockDecoder("bdr_m24_k16_d8_k2_d1")),
+        ("DotProduct window", lambda: DotProduct("mx9", 16, 7)),
+        ("DotProduct amax", lambda: DotProduct("mx9", 16, 24, amax=True)),
+        ("ScaledEncoder lanes", lambda: ScaledEncoder("e4m3", lanes=0)),
+        ("ScaledEncoderCore scaling", lambda: ScaledEncoderCore("e4m3", scaling="e8m0")),
+        ("Pipeline core", lambda: Pipeline("e4m3")),
+        ("Xorshift32 bits", lambda: Xorshift32(bits=0)),
+        ("RegisteredIO core", lambda: RegisteredIO(3)),
+    ]
+
+
+@pytest.mark.parametrize("label", [label for label, _ in _refused()])
+def test_a_refused_unit_leaves_no_object_for_amaranth_to_warn_about(label):
+    """Checked before the object exists (no private Amaranth names): nothing "created but never used"."""
+    import gc
+
+    from amaranth.hdl import UnusedElaboratable
+
+    make = dict(_refused())[label]
+    gc.collect()  # (what earlier tests left)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(FpforgeError):
+            make()
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, UnusedElaboratable)] == []
+
+
+def test_no_amaranth_private_names_in_the_sources():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    hits = [str(p.relative_to(root)) for folder in ("hw", "sim", "sweep", "fpforge", "golden", "jobs", "synth", "tests")
+            for p in (root / folder).rglob("*.py") if "_Must" + "Use" in p.read_text()]
+    assert hits == []

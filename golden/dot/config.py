@@ -43,6 +43,14 @@ class OperandSide:
     bexp_min: int  # block exponent range (BDR E, OCP scale exponent, scalar 0)
     bexp_max: int
     specials: bool  # elements or scales can be NaN/Inf
+    # What the datapath asks an operand (its capabilities; the descriptor answers them, no caller switches on
+    # ``family``): element exponent offsets shift the products (OCP MX); sub-block shifts with guard bits below
+    # a sub-block sum (BDR); the element offsets are the block exponent, one element per "block", as codes
+    # (scalar); integer elements (OCP MXINT).
+    product_shift: bool = False
+    sub_block_guard: bool = False
+    element_block_exponent: bool = False
+    integer_elements: bool = False
 
     @property
     def mag_bits(self) -> int:
@@ -127,7 +135,7 @@ class ScalarSet:
         mag_max = max(((1 << (f.mbits + 1)) - 1) << (M - f.mbits) for f in self.formats)
         eoff_max = max(f.dot_eoff_max + self.eoff_base(f) for f in self.formats)
         return OperandSide(self, "scalar", mag_max, eoff_max, 0, self.lsb, 0, 0,
-                           any(f.has_nan or f.has_inf for f in self.formats))
+                           any(f.has_nan or f.has_inf for f in self.formats), element_block_exponent=True)
 
     @property
     def M(self) -> int:
@@ -256,9 +264,25 @@ class DotConfig:
     def k1(self) -> int:
         return self.a.k1
 
+    # -- capabilities (both operands share them: one family) ----------------------------------------
+    @property
+    def product_shift(self) -> bool:
+        """Element exponent offsets shift the products (OCP MX)."""
+        return self.sa.product_shift
+
+    @property
+    def sub_block_guard(self) -> bool:
+        """Sub-block sums are shifted with guard bits (BDR)."""
+        return self.sa.sub_block_guard
+
+    @property
+    def element_block_exponent(self) -> bool:
+        """The element offsets are the block exponent, one element per block (scalar operands)."""
+        return self.sa.element_block_exponent
+
     @property
     def k2(self) -> int:
-        return self.a.k2 if self.family == "bdr" else 1
+        return self.a.k2 if self.sub_block_guard else 1
 
     @property
     def nb(self) -> int:
@@ -278,7 +302,7 @@ class DotConfig:
     def smax(self) -> int:
         """Bound on a block sum's magnitude: k1 × max|a| × max|b| × 2**(shifts)."""
         prod = self.sa.mag_max * self.sb.mag_max
-        if self.family == "ocp":
+        if self.product_shift:
             prod <<= self.sa.eoff_max + self.sb.eoff_max
         return self.k1 * prod << self.G
 
@@ -299,7 +323,7 @@ class DotConfig:
     @property
     def x_max(self) -> int:
         top = self.sa.bexp_max + self.sb.bexp_max
-        if self.family == "scalar":
+        if self.element_block_exponent:
             top += self.sa.eoff_max + self.sb.eoff_max
         return top
 

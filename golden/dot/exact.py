@@ -50,7 +50,7 @@ class ExactResult:
 def _values(side, data, n, r, select, bias=None):
     """float64 exact element values (n, r) from the formats' own decoders (run-time biases per dot product)."""
     fmt = side.fmt
-    if side.family == "scalar":
+    if side.element_block_exponent:
         codes = np.asarray(data).astype(np.int64).reshape(n, r)
         sel = np.zeros(n, np.int64) if select is None else select
         vals = np.zeros((n, r))
@@ -123,7 +123,7 @@ def quantized_operands(cfg, x, select=0, side="a", bias=None):
     x = as_source(x).astype(np.float32)
     if x.ndim != 2 or x.shape[1] != cfg.r:
         raise FpforgeValueError(f"x must have shape (n, r = {cfg.r}), not {x.shape}")
-    if fmt.dot_side.family == "scalar":
+    if fmt.dot_side.element_block_exponent:
         el = fmt.formats[as_int(select, "select", 0, len(fmt.formats) - 1)]
         if el.runtime_bias:
             el = el.at(0 if bias is None else bias)
@@ -188,7 +188,7 @@ def error_sweep(formats=ERROR_FORMATS, fs=ERROR_FS, *, r=64, n_vectors=2000, see
         base = DotConfig(name, r, F_RANGE[0])
         a = quantized_operands(base, xa)
         b = quantized_operands(base, xb, side="b")
-        biases = {k: ERROR_BIAS if s.family == "scalar" and s.fmt.bias_bits else None
+        biases = {k: ERROR_BIAS if s.element_block_exponent and s.fmt.bias_bits else None
                   for k, s in (("bias_a", base.sa), ("bias_b", base.sb))}
         ex = dot_exact(base, a, None, b, **biases)
         x = ex.float64

@@ -19,7 +19,7 @@ def operand_words(fmt, data) -> np.ndarray:
     significant first: a ``BlockEncoding`` of shape (n, r) becomes r/k1 blocks in ``pack``'s layout (block 0
     in the low bits); scalar codes (n, r) become r codes of ``bits`` bits (element 0 lowest)."""
     fmt = operand_format(fmt)
-    if fmt.dot_side.family != "scalar":
+    if not fmt.dot_side.element_block_exponent:
         if not isinstance(data, BlockEncoding):
             raise FpforgeTypeError(f"data in {fmt.name} must be a BlockEncoding (encode_block, unpack), not "
                                    f"{describe(data)}")
@@ -52,7 +52,7 @@ def from_operand_words(fmt, words, r):
     bits = words_to_bits(_checked_words(words, nbits), nbits)
     n = len(bits)
     blocks = bits.reshape(n * (r // fmt.k1), fmt.block_bits)
-    if fmt.dot_side.family == "scalar":
+    if fmt.dot_side.element_block_exponent:
         return unpack_fields(fmt.fields, blocks)["code"].reshape(n, r)
     return _from_bits(fmt, blocks, (n, r))
 
@@ -84,11 +84,11 @@ def as_operand(cfg, side, data, name="A"):
     one-byte codes per dot product) -> BlockEncoding (n, r) / codes (n, r); scalar codes are checked
     (integer codes of the element format(s), never cast); anything else unchanged."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        if side.family == "scalar":
+        if side.element_block_exponent:
             return as_codes(data, side.fmt.bits, name=f"operand {name} codes", of=side.fmt.name)
         return data
     raw = bytes(data)
-    if side.family == "scalar":
+    if side.element_block_exponent:
         if side.fmt.bits != 8:
             raise FpforgeValueError(f"packed scalar operands are one byte per code; {side.fmt.name} codes have "
                                     f"{side.fmt.bits} bits")
@@ -106,7 +106,7 @@ def as_operand(cfg, side, data, name="A"):
 
 def lead_shape(cfg, side, data, name):
     """Leading shape of an operand and its element count check."""
-    if side.family == "scalar":
+    if side.element_block_exponent:
         arr = np.asarray(data)
         shape = arr.shape
     else:

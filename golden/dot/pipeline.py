@@ -65,7 +65,7 @@ def element_fields(el, codes):
 
 def _decode_side(side, data, n, nb, k1, n_sub, select, bias=None):
     fmt = side.fmt
-    if side.family == "scalar":
+    if side.element_block_exponent:
         codes = np.asarray(data).astype(np.int64).reshape(n, nb, k1)  # checked by as_operand
         sel = np.zeros(n, np.int64) if select is None else select  # checked by _flat_select
         bias = None if bias is None else bias[:, None, None]  # checked by _flat_bias
@@ -89,7 +89,7 @@ def _decode_side(side, data, n, nb, k1, n_sub, select, bias=None):
         raise FpforgeValueError(f"the operand is encoded in {data.format.name!r}, not {fmt.name!r}")
     scale = np.asarray(data.scale).astype(np.int64).reshape(n, nb)
     elem = np.asarray(data.elem).astype(np.int64).reshape(n, nb, k1)
-    if side.family == "bdr":
+    if side.sub_block_guard:
         sign = (elem >> fmt.m) & 1
         mag = elem & ((1 << fmt.m) - 1)
         if fmt.d2:
@@ -101,7 +101,7 @@ def _decode_side(side, data, n, nb, k1, n_sub, select, bias=None):
                          mag == 0)
     # OCP MX
     el = fmt.element
-    if fmt.is_int:
+    if fmt.dot_side.integer_elements:
         sign = (elem >> (el.bits - 1)) & 1
         mag = np.where(sign == 1, (1 << el.bits) - elem, elem)
         eoff = np.zeros_like(elem)
@@ -221,10 +221,10 @@ def _pipeline(cfg, ea, eb, n):
     obj = cfg.wide
     dt = object if obj else np.int64
     prod = (ea.mag * eb.mag).astype(dt)  # (n, nb, k1), at most 2 * 24 bits
-    if cfg.family == "ocp":
+    if cfg.product_shift:
         prod = _shl(prod, ea.eoff + eb.eoff)
     prod = np.where((ea.sign ^ eb.sign) == 1, -prod, prod)
-    if cfg.family == "scalar":
+    if cfg.element_block_exponent:
         S = prod[:, :, 0]
         X = ea.eoff[:, :, 0] + eb.eoff[:, :, 0]
     else:
@@ -327,7 +327,7 @@ def _flat_select(select, lead, side=None, name="select"):
         return None
     # fp8 operands pick E4M3 (0) or E5M2 (1) per dot product; an operand with one element format (a block
     # format, e4m3, ...) accepts only 0
-    n_formats = len(side.fmt.formats) if side is not None and side.family == "scalar" else 1
+    n_formats = len(side.fmt.formats) if side is not None and side.element_block_exponent else 1
     sel = as_codes(select, 0, name=name, hi=n_formats - 1, of=side.fmt.name if side is not None else None)
     sel = sel.astype(np.int64)
     try:
@@ -339,7 +339,7 @@ def _flat_select(select, lead, side=None, name="select"):
 def _flat_bias(bias, lead, side, name):
     """The run-time biases (n,) of an operand, one per dot product: required (0..63 integers, never cast) for
     a run-time-bias format, refused for any other operand."""
-    bits = side.fmt.bias_bits if side.family == "scalar" else 0
+    bits = side.fmt.bias_bits if side.element_block_exponent else 0
     if not bits:
         if bias is not None:
             raise FpforgeValueError(f"{name} applies to run-time-bias operands (cfloat8_143, cfloat8_152); "

@@ -91,7 +91,7 @@ def midpoint_blocks(fmt, rng):
     rows = []
     for _ in range(6):
         r = np.empty(k1)
-        if fmt.dot_side.family == "bdr":
+        if fmt.dot_side.sub_block_guard:
             m = fmt.m
             taus = rng.integers(0, beta + 1, fmt.n_sub)
             for j in range(fmt.n_sub):
@@ -99,7 +99,7 @@ def midpoint_blocks(fmt, rng):
                 q = rng.integers(lo, (1 << m) - 1, k2)
                 r[j * k2 : (j + 1) * k2] = (q + 0.5) * 2.0 ** (-int(taus[j]) - m + 1)
                 r[j * k2] = 2.0 ** -int(taus[j])  # pins the sub-block's largest exponent
-        elif fmt.is_int:
+        elif fmt.dot_side.integer_elements:
             q = rng.integers(0, 126, k1)
             r[:] = (q + 0.5) / 64
         else:

@@ -14,7 +14,6 @@ from .dot_codes import (  # DotOperands, bias_kwargs, concat_dot_operands: re-ex
     block_operands,
     concat_dot_operands,
     concat_operands,
-    dot_family,
     eoff_top,
     pos_codes,
     random_biases,
@@ -33,7 +32,7 @@ def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     """Raw random fields of one operand: block scales around a per-vector base (offsets up to ``spread``
     per vector), random shifts and element bits; elements zeroed with ``zero_frac``; for formats with
     NaN/Inf codes, those codes replaced except in a ``special_frac`` share of the vectors."""
-    if dot_family(fmt) == "scalar":
+    if fmt.dot_side.element_block_exponent:
         codes = rng.integers(0, 1 << fmt.bits, (n, nb)).astype(np.int64)
         codes = np.where(rng.random((n, nb)) < zero_frac, codes & (1 << (fmt.bits - 1)), codes)
         return codes
@@ -42,17 +41,17 @@ def _raw_side(fmt, n, nb, rng, *, spread, zero_frac=0.2, special_frac=0.0):
     span = np.asarray(spread)[:, None]
     base = rng.integers(0, top + 1, (n, 1))
     off = np.round((rng.random((n, nb)) * 2 - 1) * span).astype(np.int64)
-    scale = np.clip(base + off, 0, top - (0 if dot_family(fmt) == "bdr" else 1))
-    if dot_family(fmt) != "bdr":  # OCP: a NaN scale in a few vectors
+    scale = np.clip(base + off, 0, top - (0 if fmt.dot_side.sub_block_guard else 1))
+    if not fmt.dot_side.sub_block_guard:  # OCP: a NaN scale in a few vectors
         nan = (rng.random((n, nb)) < 0.5) & (rng.random((n, 1)) < special_frac)
         scale = np.where(nan, 0xFF, scale)
     elem = rng.integers(0, 1 << fmt.elem_bits, (n, nb, k1)).astype(np.int64)
     elem = np.where(rng.random((n, nb, k1)) < zero_frac, elem & (1 << (fmt.elem_bits - 1)), elem)
-    if dot_family(fmt) == "bdr":
+    if fmt.dot_side.sub_block_guard:
         shift = rng.integers(0, fmt.beta + 1, (n, nb, fmt.n_sub)) if fmt.d2 else np.zeros((n, nb, fmt.n_sub))
     else:
         shift = np.zeros((n, nb, 0))
-        if not fmt.is_int and (fmt.element.has_nan or fmt.element.has_inf):
+        if not fmt.dot_side.integer_elements and (fmt.element.has_nan or fmt.element.has_inf):
             _, _, _, enan, einf = element_fields(fmt.element, elem)
             keep = rng.random((n, 1, 1)) < special_frac
             elem = np.where((enan | einf) & ~keep, elem & (fmt.element.sign_mask | 1), elem)
@@ -89,13 +88,13 @@ def random_dot_operands(cfg, n, seed):
     sels = {}
     biases = {"a": None, "b": None}
     for side, fmt in (("a", cfg.a), ("b", cfg.b)):
-        sel = rng.integers(0, len(fmt.formats), n) if dot_family(fmt) == "scalar" else np.zeros(n, np.int64)
+        sel = rng.integers(0, len(fmt.formats), n) if fmt.dot_side.element_block_exponent else np.zeros(n, np.int64)
         sels[side] = sel
         x = gaussian_vectors(max(n_real, 1), r, seed + (side == "b"), log2_sigma=(-30, 30))[:n_real]
         spreads = rng.choice([0, 3, 12, 40], (n_real, 1))
         u = np.round((rng.random((n_real, nb)) * 2 - 1) * spreads)
         x = (x.reshape(n_real, nb, cfg.k1) * np.exp2(u)[:, :, None]).reshape(n_real, r).astype(np.float32)
-        if dot_family(fmt) == "scalar":
+        if fmt.dot_side.element_block_exponent:
             real = np.zeros((n_real, r), np.uint64)
             for idx in range(len(fmt.formats)):
                 pick = sel[:n_real] == idx
@@ -184,7 +183,7 @@ def _tie_candidates(cfg, rng):
     """Sparse and dense operands whose sums often need FP32 rounding near a tie."""
     
     n = 6000
-    if dot_family(cfg.a) == "scalar":
+    if cfg.a.dot_side.element_block_exponent:
         sa = rng.integers(0, len(cfg.a.formats), n)
         sb = rng.integers(0, len(cfg.b.formats), n)
         ef = lambda el: rng.integers(0, el.exp_max_field, (n, cfg.r))  # noqa: E731
@@ -202,7 +201,7 @@ def _tie_candidates(cfg, rng):
         base = np.where(rng.random((n, 1)) < 0.5, rng.integers(lo, hi + 1, (n, 1)),
                         rng.integers(lo, lo + max(2, (hi - lo) // 3) + 1, (n, 1)))
         sc = np.clip(base + rng.integers(-2, 3, (n, cfg.nb)), lo, hi)
-        sh = rng.integers(0, fmt.beta + 1, (n, cfg.nb, fmt.n_sub)) if dot_family(fmt) == "bdr" else None
+        sh = rng.integers(0, fmt.beta + 1, (n, cfg.nb, fmt.n_sub)) if fmt.dot_side.sub_block_guard else None
         el = pos_codes(fmt, rng, (n, cfg.nb, cfg.k1))
         el = with_sign(fmt, el, rng.random(el.shape) < 0.5)
         keep = rng.random(el.shape) < rng.choice([0.05, 0.2, 1.0], (n, 1, 1))

@@ -25,7 +25,7 @@ def dot_family(fmt) -> str:
 
 def is_int_operand(fmt) -> bool:
     """An OCP MX operand with INT8 elements."""
-    return dot_family(fmt) == "ocp" and fmt.is_int
+    return fmt.dot_side.integer_elements
 
 
 @dataclass
@@ -55,7 +55,7 @@ class DotOperands:
 
 def takes_bias(fmt) -> bool:
     """A scalar operand whose formats have a run-time bias (CFloat8: ``bias_a``/``bias_b`` ports)."""
-    return dot_family(fmt) == "scalar" and fmt.bias_bits > 0
+    return fmt.dot_side.element_block_exponent and fmt.bias_bits > 0
 
 
 def bias_kwargs(cfg, ops) -> dict:
@@ -124,7 +124,7 @@ def scalar_dot_fields(el, codes):
 
 def pos_codes(fmt, rng, shape, *, nonzero=False, el=None):
     """Random finite non-negative element codes (BDR magnitude, OCP/scalar float code, INT8 0..127)."""
-    if dot_family(fmt) == "bdr":
+    if fmt.dot_side.sub_block_guard:
         return rng.integers(1 if nonzero else 0, 1 << fmt.m, shape)
     el = el if el is not None else fmt.element
     if is_int_operand(fmt):
@@ -136,7 +136,7 @@ def pos_codes(fmt, rng, shape, *, nonzero=False, el=None):
 
 def with_sign(fmt, codes, neg, el=None):
     """Non-negative element ``codes`` made negative where ``neg`` (INT8: two's complement)."""
-    if dot_family(fmt) == "bdr":
+    if fmt.dot_side.sub_block_guard:
         return np.where(neg, codes | (1 << fmt.m), codes)
     if is_int_operand(fmt):
         return np.where(neg, (256 - codes) & 0xFF, codes)
@@ -147,7 +147,7 @@ def with_sign(fmt, codes, neg, el=None):
 def block_operands(fmt, scale, shift, elem):
     """A BlockEncoding of ``fmt`` from (n, nb) scales, shifts (None: zeros) and elements."""
     n = scale.shape[0]
-    shift = np.zeros((n, scale.shape[1], fmt.n_sub if dot_family(fmt) == "bdr" else 0)) if shift is None else shift
+    shift = np.zeros((n, scale.shape[1], fmt.n_sub if fmt.dot_side.sub_block_guard else 0)) if shift is None else shift
     return BlockEncoding(fmt, np.asarray(scale).astype(np.uint16), np.asarray(shift).astype(np.uint8),
                          np.asarray(elem).astype(np.uint32))
 
@@ -155,7 +155,7 @@ def block_operands(fmt, scale, shift, elem):
 def scale_range(fmt):
     """(lowest, highest finite) scale field."""
     top = (1 << fmt.scale_bits) - 1
-    return 0, top if dot_family(fmt) == "bdr" else top - 1
+    return 0, top if fmt.dot_side.sub_block_guard else top - 1
 
 
 def labelled_group(cfg, a, b, label, sel_a=None, sel_b=None):
@@ -167,7 +167,7 @@ def labelled_group(cfg, a, b, label, sel_a=None, sel_b=None):
 
 def flip_sign(fmt, codes):
     """The element codes of the negated values."""
-    if dot_family(fmt) == "bdr":
+    if fmt.dot_side.sub_block_guard:
         return codes ^ (1 << fmt.m)
     if is_int_operand(fmt):
         return (256 - codes) & 0xFF
@@ -176,9 +176,9 @@ def flip_sign(fmt, codes):
 
 def max_codes(fmt):
     """The element code of the largest finite magnitude."""
-    if dot_family(fmt) == "bdr":
+    if fmt.dot_side.sub_block_guard:
         return (1 << fmt.m) - 1
-    if fmt.is_int:
+    if fmt.dot_side.integer_elements:
         return 127
     return fmt.element.max_code
 

@@ -9,7 +9,6 @@ import numpy as np
 from .dot_codes import (
     DotOperands,
     block_operands,
-    dot_family,
     eoff_top,
     flip_sign,
     is_int_operand,
@@ -41,7 +40,7 @@ class _BlockContext:
         mid = (lo + hi) // 2
         sc = self.rng.integers(max(lo, mid - 4), min(hi, mid + 4) + 1, (n, self.nb)) if scale is None \
             else np.broadcast_to(np.asarray(scale), (n, self.nb))
-        sh = self.rng.integers(0, fmt.beta + 1, (n, self.nb, fmt.n_sub)) if dot_family(fmt) == "bdr" else None
+        sh = self.rng.integers(0, fmt.beta + 1, (n, self.nb, fmt.n_sub)) if fmt.dot_side.sub_block_guard else None
         el = pos_codes(fmt, self.rng, (n, self.nb, self.k1), nonzero=nonzero)
         neg = self.rng.random((n, self.nb, self.k1)) < 0.5 if neg is None else neg
         return sc, sh, with_sign(fmt, el, neg)
@@ -150,7 +149,7 @@ def dominant_block(ctx):
                 sa[:, :] = ha_
                 sa[:, 1:] = max(la, ha_ - d)
                 sb = np.full_like(sb, (scale_range(fb)[0] + scale_range(fb)[1]) // 2)
-                if dot_family(fa) == "bdr":
+                if fa.dot_side.sub_block_guard:
                     ha[:, 0] = 0
                 rows_a.append((sa, ha, ea))
                 rows_b.append((sb, hb, eb))
@@ -191,7 +190,7 @@ def scale_sweep(ctx):
 def shift_combinations(ctx):
     """Every sub-block shift combination."""
     cfg, fa, fb, nb, fields, ops = ctx.cfg, ctx.a, ctx.b, ctx.nb, ctx.fields, ctx.ops
-    if dot_family(fa) == "bdr" and (fa.beta or fb.beta):
+    if fa.dot_side.sub_block_guard and (fa.beta or fb.beta):
         combos = [(x, y) for x in range(fa.beta + 1) for y in range(fb.beta + 1)]
         n = len(combos) * 2
         sa, ha, ea = fields(fa, n, nonzero=True)
@@ -256,7 +255,7 @@ def _specials_block(ctx):
     sa[0, 0] = 0xFF  # NaN scale in A
     sb[1, -1] = 0xFF  # NaN scale in B
     for fmt, arr, rows in ((fa, ea, (2, 3)), (fb, eb, (4,))):
-        el = fmt.element if dot_family(fmt) == "ocp" else None
+        el = fmt.element if fmt.dot_side.product_shift else None
         if el is None or is_int_operand(fmt) or not (el.has_nan or el.has_inf):
             continue
         arr[rows[0], 0, 1] = el.nan_code()
@@ -267,7 +266,7 @@ def _specials_block(ctx):
             arr[6, -1, 4] = el.inf_code | el.sign_mask  # ... and -Inf: NaN
     # Inf x 0
     for fmt, arr, other, oarr in ((fa, ea, fb, eb), (fb, eb, fa, ea)):
-        el = fmt.element if dot_family(fmt) == "ocp" else None
+        el = fmt.element if fmt.dot_side.product_shift else None
         if el is not None and not is_int_operand(fmt) and el.has_inf:
             arr[7, 0, 0] = el.inf_code
             oarr[7, 0, 0] = with_sign(other, np.zeros(1, np.int64), False)[0]
@@ -428,7 +427,7 @@ SCALAR_GROUPS = (scalar_zeros, scalar_cancellation, dominant_product, extreme_ex
 
 def directed_groups(cfg, rng) -> list:
     """The DotOperands of every directed group of ``cfg`` (block or scalar operands), in order."""
-    scalar = dot_family(cfg.a) == "scalar"
+    scalar = cfg.a.dot_side.element_block_exponent
     ctx = (_ScalarContext if scalar else _BlockContext)(cfg, rng)
     for group in SCALAR_GROUPS if scalar else BLOCK_GROUPS:
         group(ctx)
