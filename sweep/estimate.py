@@ -73,10 +73,11 @@ class Estimate:
                f"unit{'s' * (self.fitted_on != 1)}" if self.fitted_on else
                f"the cache holds no unit to fit on: {src['fallback']} from the built-in calibration "
                f"(docs/sweep.md, Performance)")
+        pts = f"{self.points} point{'s' * (self.points != 1)}"
         if not self.units:
-            return (f"estimate for sweep {self.space}: {self.points} point{'s' * (self.points != 1)}, QSNR only (no synthesis)\n"
+            return (f"estimate for sweep {self.space}: {pts}, QSNR only (no synthesis)\n"
                     f"projected cold time on {self.where}: {_dur(self.wall_s)}\n(nothing was run; an estimate)")
-        lines = [f"estimate for sweep {self.space} (flow {self.flow}): {self.points} point{'s' * (self.points != 1)}, {len(self.units)} units "
+        lines = [f"estimate for sweep {self.space} (flow {self.flow}): {pts}, {len(self.units)} units "
                  f"to synthesize ({how})"]
         for r in sorted({u[0] for u in self.units}):
             ts = [u[2] for u in self.units if u[0] == r]
