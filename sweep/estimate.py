@@ -223,6 +223,7 @@ def estimate(space, *, workers=None, cache=None, synth=True) -> Estimate:
                         points=points, units=[], front_s=front, wall_s=front)
     times = [t for _, _, t, _ in out]
     left = [t for (h, _), (_, _, t, _) in zip(units.items(), out) if h not in measured]
-    return Estimate(space=space.name, flow=space.flow, workers=workers, where=_where(workers, local), points=points, units=out,
+    return Estimate(space=space.name, flow=space.flow, workers=workers, where=_where(workers, local), points=points,
+                    units=out,
                     cached_units=len(measured), fitted_on=len(fit), front_s=front, synth_s=sum(times),
                     wall_s=front + _makespan(times, workers), remaining_s=_makespan(left, workers))
