@@ -58,7 +58,7 @@ def add_parser(subparsers):
     p.add_argument("--facet", choices=("r", "f"), default=None,
                    help="--plot: one subplot per value of r or f (an axis the space sweeps)")
     p.add_argument("--flow", choices=FLOWS, default=None,
-                   help="synthesis flow (default: the space's, standard = fpforge synth's); reuse synthesizes each "
+                   help="synthesis flow (default: the space's, standard = flat = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
                         "(docs/sweep.md)")
     p.add_argument("--estimate", action="store_true",
