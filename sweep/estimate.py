@@ -31,10 +31,10 @@ from ..golden.errors import FpforgeTypeError, FpforgeValueError
 
 __all__ = ["FALLBACK_S_PER_COST", "Estimate", "estimate", "shape_cost"]
 
-#: Seconds of synthesis per unit of :func:`shape_cost` when the cache holds no unit to fit on (the cold
-#: ``paper`` run of docs/sweep.md: 7.4 s median per unit; yosys CPU ~1.5 s at m = 1, 4–7 s at m = 4 and
-#: 9–20 s at m = 8 for r = 16 … 32).
-FALLBACK_S_PER_COST = 1.4
+#: Seconds of synthesis per unit of :func:`shape_cost` when the cache holds no unit to fit on: calibrated on the
+#: cold ``paper`` run of docs/sweep.md (133 min of synthesis summed over its 810 distinct units, reuse flow,
+#: 72 min 27 s on 2 cores), which this reproduces (the r = 64 units' maximum, 211 s, it underestimates).
+FALLBACK_S_PER_COST = 1.15
 #: Seconds per point (QSNR at the space's vectors, scaled from 10,000) and per unit (Verilog generation)
 #: before any synthesis: the first ~6 min of the cold ``paper`` run on 2 cores (811 points, 812 units).
 QSNR_S_PER_POINT = 0.45
