@@ -55,6 +55,7 @@ bench:
 	$(PY) bench/bench_prove.py
 	$(PY) bench/bench_prove_dot.py
 	$(PY) bench/bench_sweep.py
+	$(PY) bench/sweep_flows.py
 	$(PY) bench/bench_goal.py
 
 clean:

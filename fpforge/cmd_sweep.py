@@ -58,9 +58,12 @@ def add_parser(subparsers):
     p.add_argument("--facet", choices=("r", "f"), default=None,
                    help="--plot: one subplot per value of r or f (an axis the space sweeps)")
     p.add_argument("--flow", choices=FLOWS, default=None,
-                   help="synthesis flow (default: the space's, standard = fpforge synth's); reuse synthesizes each "
+                   help="synthesis flow (default: the space's, standard = flat = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
                         "(docs/sweep.md)")
+    p.add_argument("--estimate", action="store_true",
+                   help="print the projected cold time of the sweep (from the cache's per-unit timings) on the local "
+                        "processes (--jobs) or N workers (--workers N, with or without --cluster) and run nothing")
     q = p.add_argument_group("PPA: delay, power and energy per unit (docs/sweep.md, docs/ppa.md)")
     q.add_argument("--ppa", action="store_true", help="add delay_ns, slack_ns, power_mw, energy_pj and energy_rel "
                                                       "(OpenSTA; needs --clock-ns and e.g. --liberty osu018)")
@@ -116,6 +119,9 @@ def run(args) -> int:
         raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    if getattr(args, "estimate", False):
+        return _estimate(args, (("-o/--output", out_csv), ("--json", out_json), ("--plot", out_plot),
+                                ("--claims", args.claims), ("--results", args.results)))
     from .clusteropts import check_cluster
 
     args.cluster_kwargs = check_cluster(args)  # before any work: nothing submitted, nothing cached
@@ -153,6 +159,53 @@ def run(args) -> int:
     if args.count_scale_bits:
         result = result.with_scale_bits(True)
     return _outputs(args, result, out_csv, out_json, out_plot)
+
+
+def _estimate(args, outputs):
+    """--estimate: the projected cold time (fpforge.sweep.estimate); checks everything first, runs nothing."""
+    from .sweep import load_space
+    from .sweep.estimate import estimate
+
+    given = [opt for opt, v in outputs if v]
+    if given:
+        raise FpforgeValueError(f"--estimate runs nothing: {', '.join(given)} apply to a sweep that runs")
+    if args.from_csv is not None:
+        raise FpforgeValueError("--from-csv re-reads measured points: --estimate applies to a sweep that measures them")
+    if args.cluster_dry_run:
+        raise FpforgeValueError("--estimate and --cluster-dry-run: give one (the estimate submits nothing either)")
+    if args.workers is not None and args.workers < 1:
+        raise FpforgeValueError(f"--workers must be a positive integer (the workers to estimate for), not "
+                                f"{args.workers}")
+    if args.cluster is not None:
+        from .jobs.cluster import CLUSTER_KINDS, parse_cluster_options
+
+        if args.cluster not in CLUSTER_KINDS:
+            raise FpforgeValueError(f"unknown --cluster {args.cluster!r}; valid: {', '.join(CLUSTER_KINDS)}")
+        parse_cluster_options(args.cluster, args.cluster_option or [])
+    elif args.cluster_option:
+        raise FpforgeValueError("--cluster-option applies to --cluster slurm|pbs|sge")
+    if args.workers is not None and args.jobs is not None:
+        raise FpforgeValueError("--estimate: give --jobs N (local processes) or --workers N (Dask or batch workers), "
+                                "not both")
+    if args.workers is None and (args.cluster is not None or args.scheduler is not None):
+        raise FpforgeValueError(f"--estimate with {'--cluster' if args.cluster else '--scheduler'} needs --workers N "
+                                "(the workers to estimate for; nothing is submitted or contacted)")
+    if args.cache is not None and not args.cache.strip():
+        raise FpforgeValueError("--cache needs a directory name (an empty one would be the working directory)")
+    space = _axes(args, load_space(args.space))
+    if getattr(space, "kind", "dot") != "dot":
+        raise FpforgeValueError(f"{space.name} is an area table: --estimate applies to dot-product spaces")
+    if args.flow is not None:
+        space = space.with_(flow=args.flow)
+    space = space.with_(vectors=args.vectors, seed=args.seed)
+    workers = args.workers if args.workers is not None else (max(1, args.jobs) if args.jobs is not None else None)
+    est = estimate(space, workers=workers, cache=False if args.no_cache else args.cache, synth=not args.no_synth)
+    if args.cluster is not None:
+        est.where = f"{est.workers} {args.cluster} worker job{'s' * (est.workers != 1)}"
+    elif args.jobs is not None:
+        est.where = "this process" if args.jobs == 0 else f"{est.workers} local process{'es' * (est.workers != 1)}"
+    print(est.text())
+    return 0
 
 
 def _ppa(args, space):
@@ -216,7 +269,8 @@ def _run_csv(args, out_csv, out_json, out_plot):
                                  ("--cache", args.cache is not None), ("--no-cache", args.no_cache),
                                  ("--ppa", args.ppa), ("--liberty", args.liberty is not None),
                                  ("--clock-ns", args.clock_ns is not None), ("--cost", args.cost is not None),
-                                 ("--activity", args.activity is not None)) if on]
+                                 ("--activity", args.activity is not None),
+                                 ("--estimate", getattr(args, "estimate", False))) if on]
     if given:
         raise FpforgeValueError(f"--from-csv re-reads measured points: {', '.join(given)} apply to a sweep that "
                                 "measures them")

@@ -80,7 +80,9 @@ FAMILIES = ("bdr", "ocp", "fp", "int")
 #: Synthesis flows: ``standard`` is ``fpforge synth``'s; ``fast`` skips synth's generic ABC pass
 #: (``pre_abc=False``) and maps with ``FAST_ABC_SCRIPT`` unless the space names its own script; ``reuse`` is
 #: the standard flow with each multiplier synthesized once per shape and counted per instance (``reuse=True``).
-FLOWS = ("standard", "fast", "reuse")
+#: ``flat`` is the standard flow under the name the comparisons use (``--flow flat``: the whole unit flattened
+#: and mapped at once; same tasks, same cache entries as ``standard``).
+FLOWS = ("standard", "fast", "reuse", "flat")
 #: Pareto costs of a dot-product sweep (``--cost``): area x memory (the paper's), energy x memory, area x delay,
 #: each factor relative to the FP8 unit at the same r and f. The last two need PPA (``ppa=True``, ``clock_ns``).
 COSTS = ("area-memory", "energy-memory", "area-delay")

@@ -845,6 +845,33 @@ _GOAL_CASES = [
 ]
 
 
+# `fpforge sweep SPACE --estimate` (issue 33, item 4): checked before anything is read or run.
+_ES = ["sweep", "small", "--estimate"]
+_ESTIMATE_CASES = [
+    ("estimate-workers-zero", [*_ES, "--workers", "0"], "--workers must be a positive integer (the workers to"),
+    ("estimate-workers-negative", [*_ES, "--workers", "-2"], "--workers must be a positive integer"),
+    ("estimate-workers-not-int", [*_ES, "--workers", "two"], "--workers: invalid int value: 'two'"),
+    ("estimate-workers-and-jobs", [*_ES, "--workers", "4", "--jobs", "2"], "give --jobs N (local processes) or"),
+    ("estimate-jobs-negative", [*_ES, "--jobs", "-1"], "--jobs must be >= 0"),
+    ("estimate-cluster-without-workers", [*_ES, "--cluster", "slurm"], "--estimate with --cluster needs --workers N"),
+    ("estimate-scheduler-without-workers", [*_ES, "--scheduler", "tcp://127.0.0.1:1"],
+     "--estimate with --scheduler needs --workers N"),
+    ("estimate-cluster-unknown", [*_ES, "--cluster", "lsf", "--workers", "2"], "unknown --cluster 'lsf'; valid:"),
+    ("estimate-cluster-option-bad", [*_ES, "--cluster", "pbs", "--workers", "2", "--cluster-option", "nope=1"],
+     "'nope' is not an option of --cluster pbs"),
+    ("estimate-cluster-dry-run", [*_ES, "--cluster", "slurm", "--cluster-dry-run"], "give one"),
+    ("estimate-with-output", [*_ES, "-o", "x.csv"], "--estimate runs nothing: -o/--output apply"),
+    ("estimate-with-plot-claims", [*_ES, "--plot", "x.png", "--claims"], "--estimate runs nothing: --plot, --claims"),
+    ("estimate-with-results", [*_ES, "--results"], "--estimate runs nothing: --results apply"),
+    ("estimate-area-table", ["sweep", "area-fp8", "--estimate"], "area-fp8 is an area table: --estimate applies"),
+    ("estimate-from-csv", [*_ES, "--from-csv", "{file}"], "--estimate applies to a sweep that measures them"),
+    ("estimate-unknown-flow", [*_ES, "--flow", "quick"], "--flow: invalid choice: 'quick'"),
+    ("estimate-bad-r", [*_ES, "--r", "0"], "--r 0: [dot] r: 0 is out of range"),
+    ("estimate-unknown-space", ["sweep", "nope", "--estimate"], "unknown space 'nope': not a built-in space"),
+    ("estimate-empty-cache", [*_ES, "--cache", ""], "--cache needs a directory name"),
+]
+
+
 # `fpforge sweep SPACE --ppa --liberty L --clock-ns T --cost C` (issue 28, item 3): refused before any work.
 _PPA_SPACE = 'name = "pp"\n[dot]\nr = 4\n[[points]]\npreset = "e4m3"\n[synth]\n'
 _SWEEP_PPA_CASES = [
@@ -1044,7 +1071,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _GOAL_CASES)
              + _rows("", _PROVE_DOT_CASES)
              + _rows("", _WORKLOAD_CASES)
-             + _rows("", _SIM_DESIGN_CASES))
+             + _rows("", _SIM_DESIGN_CASES)
+             + _rows("", _ESTIMATE_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1803,3 +1831,27 @@ ISSUE30_CLASSES = {
     "audit: other members of the classes": _ids(_AUDIT) | _ids(_audit_api_cases()),
 }
 
+
+
+def _estimate_api_cases():
+    """fpforge.sweep.estimate.estimate (issue 33, item 4): workers, cache and synth checked, no cast."""
+    from fpforge.sweep.estimate import estimate
+
+    V, T = ValueError, TypeError
+    return [
+        ("estimate-api-workers-zero", lambda: estimate("small", workers=0, cache=False), V,
+         "workers must be a positive integer (worker processes), not 0"),
+        ("estimate-api-workers-str", lambda: estimate("small", workers="2", cache=False), T,
+         "workers must be a positive integer, not '2'"),
+        ("estimate-api-workers-float", lambda: estimate("small", workers=2.0, cache=False), T,
+         "workers must be a positive integer"),
+        ("estimate-api-workers-bool", lambda: estimate("small", workers=True, cache=False), T,
+         "workers must be a positive integer"),
+        ("estimate-api-cache-int", lambda: estimate("small", cache=5), T, "cache must be None, False, a directory"),
+        ("estimate-api-synth-int", lambda: estimate("small", synth=1, cache=False), T, "synth must be True or False"),
+        ("estimate-api-area-table", lambda: estimate("area-fp8", cache=False), V, "area-fp8 is an area table"),
+        ("estimate-api-unknown-space", lambda: estimate("nope", cache=False), V, "unknown space 'nope'"),
+    ]
+
+
+API_CASES += _estimate_api_cases()

@@ -1,0 +1,111 @@
+"""The sweep's synthesis flows side by side on a sample of the `paper` space (issue 33, item 1 and its bench
+figures): yosys CPU seconds per unit and area against the flat flow (`--flow flat`, the whole unit flattened and
+mapped at once), and the cold `paper` sweep extrapolated for each flow on 2 cores.
+
+The sample: 12 units across m = 1 … 12, k1 = 2 … 32 (r = 16 and r = 32) and the kinds (BDR, OCP MX, INT-like,
+the FP8 unit). The r = 64 units (13 of the paper's 812) are left out: the flat flow takes minutes each on a
+loaded 2-core machine; the extrapolation carries them with the shape model (linear in r).
+
+Extrapolation: each flow's factor is the median over the sample of yosys CPU seconds / shape model
+(:func:`fpforge.sweep.estimate.shape_cost`, linear in r); the paper's 812 units are summed
+with it, and the wall time on 2 cores is the QSNR and Verilog phase plus the units scheduled longest first on 2
+processes (what ``fpforge sweep --estimate`` does with a cache).
+
+Results are kept in the bench cache (``$FPFORGE_CACHE/bench-sweep``): the first run synthesizes every unit in
+every flow (several minutes), later runs report the CPU seconds measured when each unit was computed (on a
+loaded machine they stretch: the load is printed with the provenance).
+
+Run: ``.venv/bin/python bench/sweep_flows.py [--results] [--jobs N]`` (``--results`` writes the
+``sweep-flows`` section of docs/results.md).
+"""
+
+import argparse
+import statistics
+import sys
+
+from fpforge import sweep
+from fpforge.jobs import Store, cache_dir, executor
+from fpforge.jobs.results import machine, write_section
+from fpforge.sweep.estimate import GENERATE_S_PER_UNIT, QSNR_S_PER_POINT, _dur, _makespan, estimate, shape_cost
+from fpforge.sweep.space import Space
+
+SAMPLE = ("e4m3", "mx9", "mx4", "mxfp8_e4m3", "mxint8", "int5", "bdr_m1_k16_d8_k2_d1", "bdr_m3_k4_d8_k1_d3",
+          "bdr_m6_k2_d8_k2_d0", "bdr_m8_k16_d8_k1_d1", "bdr_m12_k16_d8_k4_d2", "bdr_m5_k32_d8_k8_d2")
+#: The flows compared; ``flat`` is the reference of every area difference.
+FLOWS = ("flat", "reuse", "fast")
+VECTORS = 2000
+
+
+def sample_space(flow):
+    full = sweep.SPACES["paper"]()
+    pts = [p for p in full.points if p["name"] in SAMPLE]
+    return Space("flows-sample", pts, r=full.r, f=full.f, vectors=VECTORS, flow=flow)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--results", action="store_true", help="write the sweep-flows section of docs/results.md")
+    ap.add_argument("--jobs", type=int, default=1, help="local processes (default 1: CPU seconds undisturbed)")
+    args = ap.parse_args()
+    store = Store(cache_dir("bench-sweep"))
+    res = {}
+    for flow in FLOWS:
+        with executor(jobs=args.jobs) as ex:
+            res[flow] = {r["name"]: r for r in sweep.run(sample_space(flow), executor=ex, cache=store,
+                                                         progress=True).rows}
+    names = [n for n in SAMPLE if all(n in res[f] and res[f][n].get("area_um2") for f in FLOWS)]
+    head = ["point", "m", "k1", "r"] + [f"area {f} (µm²)" for f in FLOWS] + [f"Δ {f}" for f in FLOWS[1:]]
+    head += [f"yosys CPU {f} (s)" for f in FLOWS]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    delta = {f: [] for f in FLOWS[1:]}
+    ratio = {f: {} for f in FLOWS}  # flow -> r -> [cpu / shape_cost]
+    cpu = {f: {} for f in FLOWS}  # flow -> r -> [cpu]
+    for n in names:
+        flat = res["flat"][n]
+        cells = [n, str(flat["m"]), str(flat["k1"]), str(flat["r"])]
+        cells += [f"{res[f][n]['area_um2']:,.0f}" for f in FLOWS]
+        for f in FLOWS[1:]:
+            d = res[f][n]["area_um2"] / flat["area_um2"] - 1
+            delta[f].append(d)
+            cells.append(f"{100 * d:+.2f} %")
+        for f in FLOWS:
+            c = res[f][n]["synth_cpu_s"]
+            cells.append(f"{c:.1f}")
+            cpu[f].setdefault(flat["r"], []).append(c)
+            ratio[f].setdefault(flat["r"], []).append(c / shape_cost(flat["r"], flat["m"]))
+        lines.append("| " + " | ".join(cells) + " |")
+
+    paper = sweep.SPACES["paper"]()
+    units = [(r, m) for r, m, _, _ in estimate(paper, workers=2, cache=False).units]
+    front = (len(paper.points) * QSNR_S_PER_POINT + len(units) * GENERATE_S_PER_UNIT) / 2
+    summary = ["", "| flow | sample: yosys CPU per unit, median / max by r | area vs flat: min / median / max | "
+                   "cold `paper` yosys CPU (extrapolated) | cold `paper` on 2 cores (extrapolated) |",
+               "|---|---|---|---|---|"]
+    est = {}
+    for f in FLOWS:
+        fac = statistics.median([x for v in ratio[f].values() for x in v])  # (3 units at r = 32: one factor)
+        times = [fac * shape_cost(r, m) for r, m in units]
+        est[f] = (sum(times), front + _makespan(times, 2))
+        by_r = "; ".join(f"r = {r}: {statistics.median(v):.1f} / {max(v):.1f} s" for r, v in sorted(cpu[f].items()))
+        dl = delta.get(f)
+        d = (f"{100 * min(dl):+.2f} % / {100 * statistics.median(dl):+.2f} % / {100 * max(dl):+.2f} %" if dl
+             else "(the reference)")
+        summary.append(f"| {f} | {by_r} | {d} | {_dur(est[f][0])} | {_dur(est[f][1])} |")
+    summary.append(
+        f"\nSample of {len(names)} units of the `paper` space (r = 16 and 32), one factor per flow (the median of CPU "
+        f"seconds / shape model over the sample). Speed-up of the yosys CPU over the flat flow, extrapolated to the paper's {len(units)} "
+        f"units: " + ", ".join(f"{f} {est['flat'][0] / est[f][0]:.2f}x" for f in FLOWS[1:])
+        + f". CPU seconds measured when each unit was computed ({machine()}).")
+    text = "\n".join(lines + summary)
+    print(text)
+    if args.results:
+        write_section("sweep-flows", "## The synthesis flows side by side (sample of the `paper` space)\n\n" + text,
+                      command="python bench/sweep_flows.py --results",
+                      data=dict(text=text, delta={f: v for f, v in delta.items()},
+                                cold_cpu_s={f: v[0] for f, v in est.items()},
+                                cold_wall_2_cores_s={f: v[1] for f, v in est.items()}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

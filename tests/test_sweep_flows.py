@@ -1,0 +1,48 @@
+"""The sweep's synthesis flows side by side (issue 33, item 1): ``--flow flat`` (the whole unit flattened and
+mapped at once) against the ``paper`` space's default flow, on a sample of at least 40 points of ``paper``
+(slow: ``make regress``; bench/sweep_flows.py prints the same comparison with the CPU seconds)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fpforge import sweep
+from fpforge.sweep import SPACES
+from fpforge.sweep.run import _unit_tasks
+from fpforge.synth.flow import REUSE_AREA_TOLERANCE
+
+
+def test_flat_is_the_standard_flow_same_tasks_same_cache_entries():
+    sp = SPACES["small"]()
+    cells = [(p, sp.r_of(p), sp.f) for p in sp.points]
+    assert _unit_tasks(sp.with_(flow="flat"), cells) == _unit_tasks(sp.with_(flow="standard"), cells)
+    assert _unit_tasks(sp.with_(flow="flat"), cells) != _unit_tasks(sp.with_(flow="fast"), cells)
+
+
+def test_cli_takes_flow_flat(capsys):
+    from fpforge.cli import main
+
+    assert main(["sweep", "small", "--flow", "flat", "--estimate", "--no-cache", "--workers", "1"]) == 0
+    assert "(flow flat)" in capsys.readouterr().out
+
+
+def _paper_sample():
+    """Every 19th point of ``paper`` at r <= 32 (the r = 64 units take minutes each in the flat flow): 41 points
+    across m, k1, k2, d2 and the kinds."""
+    full = SPACES["paper"]()
+    pts = [p for p in full.points if full.r_of(p) <= 32][::19]
+    return sweep.Space("flows-sample", pts, r=full.r, f=full.f, vectors=500, flow=full.flow)
+
+
+@pytest.mark.slow
+def test_every_sampled_paper_point_of_the_default_flow_is_within_tolerance_of_the_flat_flow(tmp_path):
+    sp = _paper_sample()
+    assert len(sp.points) >= 40 and sp.flow == "reuse"
+    cache = str(tmp_path / "cache")
+    default = {r["name"]: r for r in sweep.run(sp, cache=cache, progress=False).rows}
+    flat = {r["name"]: r for r in sweep.run(sp.with_(flow="flat"), cache=cache, progress=False).rows}
+    assert set(default) == set(flat) and len(flat) >= 40
+    off = {n: default[n]["area_um2"] / flat[n]["area_um2"] - 1 for n in flat}
+    assert all(abs(d) <= REUSE_AREA_TOLERANCE for d in off.values()), sorted(off.items(), key=lambda kv: -abs(kv[1]))
+    # the FP8 baseline moves too: area_rel within twice the tolerance
+    assert all(abs(default[n]["area_rel"] / flat[n]["area_rel"] - 1) <= 2 * REUSE_AREA_TOLERANCE for n in flat)
