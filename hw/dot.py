@@ -40,7 +40,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from ..golden.dot import DotConfig
+from ..golden.dot import F_RANGE, DotConfig
 from ..golden.errors import FpforgeValueError
 from .classify import highest_one
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
@@ -48,7 +48,54 @@ from .epilogue import EpilogueOptions, attach_epilogue
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder, read_only
 
-__all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
+__all__ = ["DATAPATHS", "DotProduct", "RegisteredIO", "STAGE_ORDER", "anchored_sum_bits", "operand_layout",
+           "resolve_datapath"]
+
+#: The dot unit's datapaths (``docs/dot.md``, "Datapaths"): ``aligned`` — the paper's max-exponent tree, right
+#: shifts into the f-bit window, sticky and correction; ``anchored`` — every block sum shifted left by its
+#: exponent offset from x_min into one fixed-point sum (exact windows only, f >= f_exact); ``auto`` — the
+#: smaller of the two (:func:`resolve_datapath`).
+DATAPATHS = ("auto", "aligned", "anchored")
+
+
+def anchored_sum_bits(cfg) -> int:
+    """Bits of the anchored datapath's two's-complement sum: a block sum (W + 1 bits) shifted left by up to
+    x_max - x_min, nb of them added."""
+    return cfg.W + 1 + (cfg.x_max - cfg.x_min) + (cfg.nb - 1).bit_length()
+
+
+def resolve_datapath(cfg, datapath="auto", *, raw=False) -> str:
+    """The datapath ``datapath`` names for the :class:`DotConfig` ``cfg``: ``aligned`` or ``anchored``.
+
+    ``auto`` picks ``anchored`` when it is allowed (an exact window, f >= ``cfg.f_exact``, and no ``raw``
+    outputs) and more than one block is summed; else ``aligned`` (docs/dot.md has the measurements behind the
+    rule). Both give the same result bits for every input.
+
+    Raises
+    ------
+    ValueError
+        An unknown datapath; ``anchored`` with a window narrower than ``cfg.f_exact`` or with ``raw`` outputs
+        (the raw sum and exponent are the aligned datapath's, relative to the largest block exponent).
+    """
+    if not isinstance(datapath, str) or datapath not in DATAPATHS:
+        raise FpforgeValueError(f"datapath must be one of {', '.join(DATAPATHS)}, not {str(datapath)[:40]!r}")
+    exact = cfg.f >= cfg.f_exact
+    if datapath == "anchored":
+        if not exact and cfg.f_exact > F_RANGE[1]:
+            raise FpforgeValueError(f"datapath anchored needs an exact window, f >= {cfg.f_exact} for {cfg.a.name}"
+                                    f"{'' if cfg.a == cfg.b else ' x ' + cfg.b.name}, r={cfg.r}: beyond the largest "
+                                    f"window {F_RANGE[1]}; use datapath aligned or auto (or a smaller r)")
+        if not exact:
+            raise FpforgeValueError(f"datapath anchored needs an exact window: f >= {cfg.f_exact} for {cfg.a.name}"
+                                    f"{'' if cfg.a == cfg.b else ' x ' + cfg.b.name}, r={cfg.r} (the smallest f "
+                                    f"that allows it), not f={cfg.f}; use datapath aligned or auto")
+        if raw:
+            raise FpforgeValueError("datapath anchored has no raw outputs (the raw sum and exponent are the aligned "
+                                    "datapath's); use datapath aligned or auto with raw")
+        return "anchored"
+    if datapath == "auto":
+        return "anchored" if exact and not raw and cfg.nb > 1 else "aligned"
+    return "aligned"
 
 
 def _carried(live, *names):
@@ -130,12 +177,13 @@ class DotProduct(wiring.Component):
     """
 
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
-                 out_format=None, out_rounding=None, saturate=True):
+                 out_format=None, out_rounding=None, saturate=True, datapath="auto"):
         self._MustUse__silence = True  # until the arguments are known good
         cfg = fmt if isinstance(fmt, DotConfig) else DotConfig(fmt, r, f, fmt_b)
         if not isinstance(stages, int) or isinstance(stages, bool) or stages < 0:
             raise FpforgeValueError(f"stages must be an integer >= 0, not {stages!r}")
         self._cfg, self._stages, self._raw = cfg, stages, bool(raw)
+        self._datapath = resolve_datapath(cfg, datapath, raw=bool(raw))
         self._epilogue = EpilogueOptions(scale, amax, out_format, out_rounding, saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
         for side, fmt_ in (("sel_a", cfg.a), ("sel_b", cfg.b)):
@@ -164,6 +212,8 @@ class DotProduct(wiring.Component):
     config = read_only("_cfg", "The :class:`~fpforge.golden.dot.DotConfig` of the unit.")
     stages = read_only("_stages", "Register stages of the pipeline (0: combinational).")
     raw = read_only("_raw", "Whether the raw fixed-point sum and exponent are outputs.")
+    datapath = read_only("_datapath", "The datapath built: ``aligned`` or ``anchored`` (``auto`` resolved, "
+                                      ":func:`resolve_datapath`).")
     epilogue = read_only("_epilogue", "The epilogue's options (``epilogue.enabled`` is False for the plain unit).")
 
     @property
@@ -188,6 +238,8 @@ class DotProduct(wiring.Component):
 
     def describe(self):
         text = self._cfg.describe()
+        if self._datapath == "anchored":
+            text += ", anchored datapath"
         if self._raw:
             text += ", raw sum and exponent"
         if self._epilogue.enabled:
@@ -205,7 +257,8 @@ class DotProduct(wiring.Component):
     # -- elaboration --------------------------------------------------------------------------------------
     def elaborate(self, platform):
         if self._epilogue.enabled:  # the plain unit inside, the epilogue behind its FP32 result
-            return attach_epilogue(self, DotProduct(self._cfg, stages=self._stages, raw=self._raw), platform)
+            return attach_epilogue(self, DotProduct(self._cfg, stages=self._stages, raw=self._raw,
+                                                           datapath=self._datapath), platform)
         m = Module()
         if self._stages == 0:
             src = {n: getattr(self, n) for n in self._ins}
@@ -235,7 +288,10 @@ class DotProduct(wiring.Component):
             return regs
 
         live = boundary(1, self._products(m, src))
-        parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
+        if self._datapath == "anchored":  # P3..P5: anchor offsets, left shifts, the fixed-anchor sum
+            parts = (self._block_sums, self._anchor_offsets, self._anchor_shift, self._anchor_sum, self._fp32)
+        else:
+            parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
         for k, part in enumerate(parts, start=2):
             live = boundary(k, part(m, live))
         for k in range(len(STAGE_ORDER), self._stages):  # extra output registers
@@ -325,8 +381,11 @@ class DotProduct(wiring.Component):
             total = reduce_tree(m, subs, "add", f"blk{j}")
             S = Signal(signed(W + 1), name=f"s{j}")
             m.d.comb += S.eq(total)
-            X = Signal(live[f"x{j}"].shape(), name=f"xz{j}")
-            m.d.comb += X.eq(Mux(S == 0, cfg.x_min, live[f"x{j}"]))
+            if self._datapath == "anchored":  # a zero sum shifts to zero wherever it is anchored
+                X = live[f"x{j}"]
+            else:
+                X = Signal(live[f"x{j}"].shape(), name=f"xz{j}")
+                m.d.comb += X.eq(Mux(S == 0, cfg.x_min, live[f"x{j}"]))
             out[f"s{j}"] = S
             out[f"x{j}"] = X
         return out
@@ -393,11 +452,43 @@ class DotProduct(wiring.Component):
         out["exp"] = E
         return out
 
+    # -- anchored P3..P5: each block sum shifted LEFT by its offset from x_min into a fixed-anchor sum ------------
+    def _anchor_offsets(self, m, live):
+        cfg = self._cfg
+        out = _carried(live, *(f"s{j}" for j in range(cfg.nb)))
+        for j in range(cfg.nb):
+            d = Signal(range(cfg.x_max - cfg.x_min + 1), name=f"d{j}")
+            m.d.comb += d.eq(live[f"x{j}"] - cfg.x_min)
+            out[f"d{j}"] = d
+        return out
+
+    def _anchor_shift(self, m, live):
+        cfg = self._cfg
+        out = _carried(live)
+        width = cfg.W + 1 + (cfg.x_max - cfg.x_min)
+        for j in range(cfg.nb):
+            A = Signal(signed(width), name=f"a{j}")
+            m.d.comb += A.eq(live[f"s{j}"] << live[f"d{j}"])
+            out[f"a{j}"] = A
+        return out
+
+    def _anchor_sum(self, m, live):
+        cfg = self._cfg
+        out = _carried(live)
+        total = reduce_tree(m, [live[f"a{j}"] for j in range(cfg.nb)], "add", "acc")
+        T = Signal(signed(anchored_sum_bits(cfg)), name="sum")
+        m.d.comb += T.eq(total)
+        E = Signal(signed(cfg.exp_bits), name="exp")
+        m.d.comb += E.eq(cfg.x_min + cfg.c)
+        out["sum"] = T
+        out["exp"] = E
+        return out
+
     # -- P6: normalize and round to FP32 ---------------------------------------------------------------------
     def _fp32(self, m, live):
         cfg = self._cfg
         T, E = live["sum"], live["exp"]
-        mb = cfg.acc_bits - 1  # |T| < 2**mb
+        mb = len(T) - 1  # |T| < 2**mb (T has cfg.acc_bits bits, anchored_sum_bits(cfg) anchored)
         wn = max(mb, 24)
         neg = Signal(name="neg")
         mag = Signal(mb, name="mag")

@@ -141,3 +141,9 @@ def field_operand(value, spec):
     from ..golden.dot import operand_format
 
     return None if value is None else operand_format(value).name
+
+
+def field_datapath(value, spec):
+    """A dot unit's datapath: ``auto``, ``aligned`` or ``anchored`` (:data:`fpforge.hw.dot.DATAPATHS`; the rule
+    between it and the window is in ``DotSpec._check``)."""
+    return check_choice(value, ("auto", "aligned", "anchored"), "datapath")

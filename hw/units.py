@@ -30,7 +30,7 @@ def gateware_of(spec):
     if spec.unit == "dot":
         unit = DotProduct(spec.config, stages=spec.stages, raw=spec.raw, scale=spec.scale, amax=spec.amax,
                           out_format=spec.out_format, out_rounding=spec.rounding,
-                          saturate=True if spec.saturate is None else spec.saturate)
+                          saturate=True if spec.saturate is None else spec.saturate, datapath=spec.datapath)
         return RegisteredIO(unit) if spec.io_registers else unit
     rand_bits = DEFAULT_RAND_BITS if getattr(spec, "rand_bits", None) is None else spec.rand_bits
     seed = getattr(spec, "seed", None) or 0

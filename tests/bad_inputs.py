@@ -844,6 +844,20 @@ _GOAL_CASES = [
      "has no timing tables"),
 ]
 
+# the dot unit's datapath (issue 34, item 1): anchored needs the exact window; checked before any build
+_DP = ["verilog", "dot", "--preset", "e4m3", "--r", "8", "--datapath"]
+_DATAPATH_CASES = [
+    ("dot-datapath-anchored-narrow", ["verilog", "dot", "--preset", "e4m3", "--r", "8", "--f", "36", "--datapath",
+                                      "anchored"], "datapath anchored needs an exact window: f >= 37"),
+    ("dot-datapath-anchored-narrow-synth", ["synth", "dot", "--preset", "mxfp8_e4m3", "--r", "32", "--f", "24",
+                                            "--datapath", "anchored"], "f >= 42"),
+    ("dot-datapath-anchored-beyond-window", ["sim", "dot", "--preset", "mx9", "--r", "32", "--f", "256",
+                                             "--datapath", "anchored"], "beyond the largest window 256"),
+    ("dot-datapath-anchored-raw", [*_DP[:-1], "--f", "37", "--raw", "--datapath", "anchored"], "no raw outputs"),
+    ("dot-datapath-unknown", [*_DP, "fast"], "invalid choice: 'fast'"),
+    ("dot-datapath-missing-value", _DP, "expected one argument"),
+]
+
 
 # `fpforge sweep SPACE --ppa --liberty L --clock-ns T --cost C` (issue 28, item 3): refused before any work.
 _PPA_SPACE = 'name = "pp"\n[dot]\nr = 4\n[[points]]\npreset = "e4m3"\n[synth]\n'
@@ -906,7 +920,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
              + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
              + _rows("", _CLUSTER_CASES) + _rows("", _SWEEP_PPA_CASES)
-             + _rows("", _GOAL_CASES))
+             + _rows("", _GOAL_CASES) + _rows("", _DATAPATH_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1550,3 +1564,23 @@ ISSUE30_CLASSES = {
     "8. sweep CSV and scale-bit reading": _ids(_SWEEP_CSV) | _ids(_sweep_csv_api_cases()),
     "audit: other members of the classes": _ids(_AUDIT) | _ids(_audit_api_cases()),
 }
+
+
+def _datapath_api_cases():
+    """The dot unit's datapath (issue 34, item 1): a name of DATAPATHS, anchored only with an exact window."""
+    from fpforge.hw import DotProduct, build_unit
+
+    V = ValueError
+    return [
+        ("dot-api-datapath-anchored-narrow", lambda: build_unit("dot", format="e4m3", r=8, f=24, datapath="anchored"),
+         V, "f >= 37"),
+        ("dot-api-datapath-anchored-raw", lambda: DotProduct("e4m3", 8, 37, raw=True, datapath="anchored"), V,
+         "no raw outputs"),
+        ("dot-api-datapath-unknown", lambda: build_unit("dot", format="e4m3", r=8, f=37, datapath="Anchored"), V,
+         "datapath must be one of auto, aligned, anchored"),
+        ("dot-api-datapath-bool", lambda: DotProduct("e4m3", 8, 37, datapath=True), V,
+         "datapath must be one of auto, aligned, anchored"),
+    ]
+
+
+API_CASES += _datapath_api_cases()
