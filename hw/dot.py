@@ -42,7 +42,7 @@ from amaranth.utils import bits_for
 
 from ..golden.dot import F_RANGE, DotConfig
 from ..golden.errors import FpforgeValueError
-from .classify import highest_one
+from .classify import highest_one_tree
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
@@ -493,7 +493,7 @@ class DotProduct(wiring.Component):
         neg = Signal(name="neg")
         mag = Signal(mb, name="mag")
         m.d.comb += [neg.eq(T[-1]), mag.eq(Mux(T[-1], -T, T))]
-        lead = highest_one(m, mag, "lead")
+        lead = highest_one_tree(m, mag, "lead")
         ebits = max(cfg.exp_bits, bits_for(mb)) + 2
         e = Signal(signed(ebits), name="lead_exp")
         m.d.comb += e.eq(E + lead)
@@ -501,29 +501,40 @@ class DotProduct(wiring.Component):
         m.d.comb += lsh.eq(mb - 1 - lead)
         norm = Signal(wn, name="norm")
         m.d.comb += norm.eq((Cat(Const(0, wn - mb), mag) << lsh)[:wn])
-        sub = Signal(signed(max(ebits, 9) + 1), name="sub_shift")
-        m.d.comb += sub.eq(-126 - e)
-        shift = Signal(range(wn + 2), name="round_shift")
+        # the lead exponent's static range: the FP32 subnormal and overflow logic only where e can get there
+        e_lo, e_hi = (cfg.exp_min, cfg.exp_max) if self._datapath == "aligned" else (cfg.x_min + cfg.c,) * 2
+        e_hi += mb - 1
         limit = wn + 1
-        with m.If(sub <= 0):
+        shift = Signal(range(wn + 2), name="round_shift")
+        if e_lo >= -126:  # never subnormal: round at bit wn - 24
             m.d.comb += shift.eq(wn - 24)
-        with m.Elif(sub >= limit - (wn - 24)):
-            m.d.comb += shift.eq(limit)
-        with m.Else():
-            m.d.comb += shift.eq(wn - 24 + sub)
+        else:
+            sub = Signal(signed(max(ebits, 9) + 1), name="sub_shift")
+            m.d.comb += sub.eq(-126 - e)
+            with m.If(sub <= 0):
+                m.d.comb += shift.eq(wn - 24)
+            with m.Elif(sub >= limit - (wn - 24)):
+                m.d.comb += shift.eq(limit)
+            with m.Else():
+                m.d.comb += shift.eq(wn - 24 + sub)
         m.submodules.rounder = rnd = Rounder(wn, len(shift), ("rne",))
         m.d.comb += [rnd.sig.eq(norm), rnd.shift.eq(shift)]
         field = Signal(range(256), name="exp_field")
         big = Signal(name="exp_big")
-        m.d.comb += big.eq(e > 127)
-        with m.If(e >= -126):
+        if e_hi > 127:
+            m.d.comb += big.eq(e > 127)
+        if e_lo >= -126:
             m.d.comb += field.eq((e + 126)[:8])
+        else:
+            with m.If(e >= -126):
+                m.d.comb += field.eq((e + 126)[:8])
         bits = Signal(33, name="bits")
         m.d.comb += bits.eq((field << 23) + rnd.q[:25])
+        ovf = big | (bits >= 0x7F800000) if e_hi >= 127 else big  # e <= 126 rounds at most to 2**127
         y = Signal(32, name="y")
         with m.If(mag == 0):
             m.d.comb += y.eq(0)
-        with m.Elif(big | (bits >= 0x7F800000)):
+        with m.Elif(ovf):
             m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
         with m.Else():
             m.d.comb += y.eq(Cat(bits[:31], neg))
