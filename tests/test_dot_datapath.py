@@ -140,3 +140,26 @@ def test_datapath_errors(kwargs, message):
     fmt = kwargs.pop("format")
     with pytest.raises(FpforgeValueError, match=message):
         DotProduct(fmt, **kwargs)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 8, 13])
+def test_balanced_leading_one_is_the_highest_set_bit(width):
+    from amaranth import Module, Signal
+
+    from fpforge.hw.classify import highest_one_tree
+
+    m = Module()
+    v = Signal(width)
+    pos = highest_one_tree(m, v, "lead")
+    got = []
+
+    async def tb(ctx):
+        for x in range(1 << width):
+            ctx.set(v, x)
+            await ctx.delay(1e-9)
+            got.append(ctx.get(pos))
+
+    sim = Simulator(m)
+    sim.add_testbench(tb)
+    sim.run()
+    assert got == [max(x.bit_length() - 1, 0) for x in range(1 << width)]
