@@ -51,7 +51,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--r", type=int, nargs="+", choices=RS, default=list(RS), help="r values (default 8 16 32)")
     args = ap.parse_args(argv)
-    rows = []
+    backend, version = yosys_backend()
+    print(f"Area (µm², fpforge45.lib) / logic depth (cells) of each dot datapath, combinational units, the `delay` "
+          f"ABC script; {version} ({backend}). `—`: anchored needs the exact window. nb: blocks summed.\n")
+    print("| preset | r | f (window) | nb | aligned | anchored | anchored − aligned | auto (its choice) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     for name, r, f, window in points(args.r):
         cfg = DotConfig(name, r, f)
         aligned = measure(name, r, f, "aligned")
@@ -63,14 +67,8 @@ def main(argv=None) -> int:
             return "—" if v is None else f"{v[0]:,.0f} / {v[1]}"
 
         gain = "" if anchored is None else f"{100 * (anchored[0] / aligned[0] - 1):+.1f} % / {anchored[1] - aligned[1]:+d}"
-        rows.append(f"| {name} | {r} | {f} ({window}) | {cfg.nb} | {cell(aligned)} | {cell(anchored)} | {gain} | "
-                    f"{auto}: {cell(best)} |")
-    backend, version = yosys_backend()
-    print(f"Area (µm², fpforge45.lib) / logic depth (cells) of each dot datapath, combinational units, the `delay` "
-          f"ABC script; {version} ({backend}). `—`: anchored needs the exact window. nb: blocks summed.\n")
-    print("| preset | r | f (window) | nb | aligned | anchored | anchored − aligned | auto (its choice) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    print("\n".join(rows))
+        print(f"| {name} | {r} | {f} ({window}) | {cfg.nb} | {cell(aligned)} | {cell(anchored)} | {gain} | "
+              f"{auto}: {cell(best)} |", flush=True)  # row by row: a part of a long run is usable
     return 0
 
 
