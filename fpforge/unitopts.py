@@ -44,6 +44,9 @@ def add_unit_options(p, units=_UNITS):
     d.add_argument("--window-bits", "--f", dest="f", type=int, default=None,
                    help="bits of the fixed-point window, sign included (8..256); --f is an alias")
     d.add_argument("--stages", type=int, default=None, help="pipeline register stages (default 0: combinational)")
+    d.add_argument("--datapath", default=None, choices=("auto", "aligned", "anchored"),
+                   help="auto (default: the smaller at equal function), aligned (the paper's max-exponent tree and "
+                        "right shifts; any window) or anchored (left shifts into a fixed-anchor sum; exact windows)")
     d.add_argument("--raw", action="store_true", help="also output the raw fixed-point sum and its exponent")
     d.add_argument("--io-registers", action="store_true",
                    help="register every input and output of the combinational unit (the paper's area method)")
@@ -137,6 +140,8 @@ def unit_config(args) -> dict:
     if args.unit == "dot":
         cfg["format"], cfg["format_b"] = _dot_operands(args)
         cfg.update(r=args.r, f=args.f)
+        if args.datapath is not None:
+            cfg["datapath"] = args.datapath
         if args.rounding is not None:  # the cast to --out-format; refused by build_unit without one
             cfg["rounding"] = tuple(r.strip() for r in args.rounding.split(","))
         if args.out_format is not None:

@@ -16,7 +16,7 @@ from amaranth import Cat, Const, Mux, Signal, Value, signed
 
 from ..golden.classify import high_nan_threshold
 
-__all__ = ["Classes", "classify", "fields", "float_fields", "highest_one", "unpack_source"]
+__all__ = ["Classes", "classify", "fields", "float_fields", "highest_one", "highest_one_tree", "unpack_source"]
 
 
 @dataclass
@@ -85,6 +85,30 @@ def highest_one(m, value, name):
     for i in range(len(value)):
         with m.If(value[i]):
             m.d.comb += pos.eq(i)
+    return pos
+
+
+def highest_one_tree(m, value, name):
+    """:func:`highest_one` as a balanced tree (depth log2 of the width, where the priority chain of
+    :func:`highest_one` is as deep as ``value`` is wide): each level picks the upper half's position when the
+    upper half has a one. 0 when value is 0."""
+    n = max(len(value), 2)
+    width = 1 << (n - 1).bit_length()
+    v = Cat(value, Const(0, width - len(value)))
+    nodes = [(v[i], Const(0, 0)) for i in range(width)]  # (any one, position within the node)
+    level = 0
+    while len(nodes) > 1:
+        nxt = []
+        for i in range(0, len(nodes), 2):
+            (lo_any, lo_pos), (hi_any, hi_pos) = nodes[i], nodes[i + 1]
+            pos = Signal(level + 1, name=f"{name}_l{level}_{i // 2}")
+            m.d.comb += pos.eq(Cat(Mux(hi_any, hi_pos, lo_pos), hi_any) if level else hi_any)
+            any_ = Signal(name=f"{name}_any{level}_{i // 2}")
+            m.d.comb += any_.eq(lo_any | hi_any)
+            nxt.append((any_, pos))
+        nodes, level = nxt, level + 1
+    pos = Signal(range(n), name=name)
+    m.d.comb += pos.eq(nodes[0][1])
     return pos
 
 

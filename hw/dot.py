@@ -40,14 +40,24 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from .classify import highest_one
+from .classify import highest_one_tree
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
 from .fromspec import SpecBuilt, dot_spec
 from .pipeline import RegisteredIO  # (lived here before; the area method wraps any unit)
 from .rounding import Rounder, read_only
+from .spec_fields import DATAPATHS, resolve_datapath
 
-__all__ = ["DotProduct", "RegisteredIO", "STAGE_ORDER", "operand_layout"]
+__all__ = ["DATAPATHS", "DotProduct", "RegisteredIO", "STAGE_ORDER", "anchored_sum_bits", "operand_layout",
+           "resolve_datapath"]
+
+
+def anchored_sum_bits(cfg) -> int:
+    """Bits of the anchored datapath's two's-complement sum: a block sum (W + 1 bits) shifted left by up to
+    x_max - x_min, nb of them added."""
+    return cfg.W + 1 + (cfg.x_max - cfg.x_min) + (cfg.nb - 1).bit_length()
+
+
 
 
 def _carried(live, *names):
@@ -129,10 +139,11 @@ class DotProduct(SpecBuilt, wiring.Component):
     """
 
     def __init__(self, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
-                 out_format=None, out_rounding=None, saturate=True):
+                 out_format=None, out_rounding=None, saturate=True, datapath="auto"):
         spec = self.spec  # (checked in __new__: SpecBuilt)
         cfg, stages = spec.config, spec.stages
         self._cfg, self._stages, self._raw = cfg, stages, spec.raw
+        self._datapath = resolve_datapath(cfg, spec.datapath, raw=spec.raw)
         self._epilogue = EpilogueOptions(spec.scale, spec.amax, spec.out_format, spec.rounding,
                                          True if spec.saturate is None else spec.saturate, stages)
         ins = {"a": operand_layout(cfg.a, cfg.r), "b": operand_layout(cfg.b, cfg.r)}
@@ -159,14 +170,17 @@ class DotProduct(SpecBuilt, wiring.Component):
 
     @classmethod
     def spec_of(cls, fmt, r=None, f=None, *, fmt_b=None, stages=0, raw=False, scale=False, amax=False,
-                out_format=None, out_rounding=None, saturate=True):
+                out_format=None, out_rounding=None, saturate=True, datapath="auto"):
         """The :class:`~fpforge.hw.spec.DotSpec` the arguments describe (``fmt`` may be the spec itself)."""
-        return dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate)
+        return dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate,
+                        datapath)
 
     # -- properties -------------------------------------------------------------------------------------
     config = read_only("_cfg", "The :class:`~fpforge.golden.dot.DotConfig` of the unit.")
     stages = read_only("_stages", "Register stages of the pipeline (0: combinational).")
     raw = read_only("_raw", "Whether the raw fixed-point sum and exponent are outputs.")
+    datapath = read_only("_datapath", "The datapath built: ``aligned`` or ``anchored`` (``auto`` resolved, "
+                                      ":func:`resolve_datapath`).")
     epilogue = read_only("_epilogue", "The epilogue's options (``epilogue.enabled`` is False for the plain unit).")
 
     @property
@@ -191,6 +205,8 @@ class DotProduct(SpecBuilt, wiring.Component):
 
     def describe(self):
         text = self._cfg.describe()
+        if self._datapath == "anchored":
+            text += ", anchored datapath"
         if self._raw:
             text += ", raw sum and exponent"
         if self._epilogue.enabled:
@@ -208,7 +224,8 @@ class DotProduct(SpecBuilt, wiring.Component):
     # -- elaboration --------------------------------------------------------------------------------------
     def elaborate(self, platform):
         if self._epilogue.enabled:  # the plain unit inside, the epilogue behind its FP32 result
-            return attach_epilogue(self, DotProduct(self._cfg, stages=self._stages, raw=self._raw), platform)
+            return attach_epilogue(self, DotProduct(self._cfg, stages=self._stages, raw=self._raw,
+                                                    datapath=self._datapath), platform)
         m = Module()
         if self._stages == 0:
             src = {n: getattr(self, n) for n in self._ins}
@@ -238,7 +255,10 @@ class DotProduct(SpecBuilt, wiring.Component):
             return regs
 
         live = boundary(1, self._products(m, src))
-        parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
+        if self._datapath == "anchored":  # P3..P5: anchor offsets, left shifts, the fixed-anchor sum
+            parts = (self._block_sums, self._anchor_offsets, self._anchor_shift, self._anchor_sum, self._fp32)
+        else:
+            parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
         for k, part in enumerate(parts, start=2):
             live = boundary(k, part(m, live))
         for k in range(len(STAGE_ORDER), self._stages):  # extra output registers
@@ -328,8 +348,11 @@ class DotProduct(SpecBuilt, wiring.Component):
             total = reduce_tree(m, subs, "add", f"blk{j}")
             S = Signal(signed(W + 1), name=f"s{j}")
             m.d.comb += S.eq(total)
-            X = Signal(live[f"x{j}"].shape(), name=f"xz{j}")
-            m.d.comb += X.eq(Mux(S == 0, cfg.x_min, live[f"x{j}"]))
+            if self._datapath == "anchored":  # a zero sum shifts to zero wherever it is anchored
+                X = live[f"x{j}"]
+            else:
+                X = Signal(live[f"x{j}"].shape(), name=f"xz{j}")
+                m.d.comb += X.eq(Mux(S == 0, cfg.x_min, live[f"x{j}"]))
             out[f"s{j}"] = S
             out[f"x{j}"] = X
         return out
@@ -396,16 +419,48 @@ class DotProduct(SpecBuilt, wiring.Component):
         out["exp"] = E
         return out
 
+    # -- anchored P3..P5: each block sum shifted LEFT by its offset from x_min into a fixed-anchor sum ------------
+    def _anchor_offsets(self, m, live):
+        cfg = self._cfg
+        out = _carried(live, *(f"s{j}" for j in range(cfg.nb)))
+        for j in range(cfg.nb):
+            d = Signal(range(cfg.x_max - cfg.x_min + 1), name=f"d{j}")
+            m.d.comb += d.eq(live[f"x{j}"] - cfg.x_min)
+            out[f"d{j}"] = d
+        return out
+
+    def _anchor_shift(self, m, live):
+        cfg = self._cfg
+        out = _carried(live)
+        width = cfg.W + 1 + (cfg.x_max - cfg.x_min)
+        for j in range(cfg.nb):
+            A = Signal(signed(width), name=f"a{j}")
+            m.d.comb += A.eq(live[f"s{j}"] << live[f"d{j}"])
+            out[f"a{j}"] = A
+        return out
+
+    def _anchor_sum(self, m, live):
+        cfg = self._cfg
+        out = _carried(live)
+        total = reduce_tree(m, [live[f"a{j}"] for j in range(cfg.nb)], "add", "acc")
+        T = Signal(signed(anchored_sum_bits(cfg)), name="sum")
+        m.d.comb += T.eq(total)
+        E = Signal(signed(cfg.exp_bits), name="exp")
+        m.d.comb += E.eq(cfg.x_min + cfg.c)
+        out["sum"] = T
+        out["exp"] = E
+        return out
+
     # -- P6: normalize and round to FP32 ---------------------------------------------------------------------
     def _fp32(self, m, live):
         cfg = self._cfg
         T, E = live["sum"], live["exp"]
-        mb = cfg.acc_bits - 1  # |T| < 2**mb
+        mb = len(T) - 1  # |T| < 2**mb (T has cfg.acc_bits bits, anchored_sum_bits(cfg) anchored)
         wn = max(mb, 24)
         neg = Signal(name="neg")
         mag = Signal(mb, name="mag")
         m.d.comb += [neg.eq(T[-1]), mag.eq(Mux(T[-1], -T, T))]
-        lead = highest_one(m, mag, "lead")
+        lead = highest_one_tree(m, mag, "lead")
         ebits = max(cfg.exp_bits, bits_for(mb)) + 2
         e = Signal(signed(ebits), name="lead_exp")
         m.d.comb += e.eq(E + lead)
@@ -413,29 +468,40 @@ class DotProduct(SpecBuilt, wiring.Component):
         m.d.comb += lsh.eq(mb - 1 - lead)
         norm = Signal(wn, name="norm")
         m.d.comb += norm.eq((Cat(Const(0, wn - mb), mag) << lsh)[:wn])
-        sub = Signal(signed(max(ebits, 9) + 1), name="sub_shift")
-        m.d.comb += sub.eq(-126 - e)
-        shift = Signal(range(wn + 2), name="round_shift")
+        # the lead exponent's static range: the FP32 subnormal and overflow logic only where e can get there
+        e_lo, e_hi = (cfg.exp_min, cfg.exp_max) if self._datapath == "aligned" else (cfg.x_min + cfg.c,) * 2
+        e_hi += mb - 1
         limit = wn + 1
-        with m.If(sub <= 0):
+        shift = Signal(range(wn + 2), name="round_shift")
+        if e_lo >= -126:  # never subnormal: round at bit wn - 24
             m.d.comb += shift.eq(wn - 24)
-        with m.Elif(sub >= limit - (wn - 24)):
-            m.d.comb += shift.eq(limit)
-        with m.Else():
-            m.d.comb += shift.eq(wn - 24 + sub)
+        else:
+            sub = Signal(signed(max(ebits, 9) + 1), name="sub_shift")
+            m.d.comb += sub.eq(-126 - e)
+            with m.If(sub <= 0):
+                m.d.comb += shift.eq(wn - 24)
+            with m.Elif(sub >= limit - (wn - 24)):
+                m.d.comb += shift.eq(limit)
+            with m.Else():
+                m.d.comb += shift.eq(wn - 24 + sub)
         m.submodules.rounder = rnd = Rounder(wn, len(shift), ("rne",))
         m.d.comb += [rnd.sig.eq(norm), rnd.shift.eq(shift)]
         field = Signal(range(256), name="exp_field")
         big = Signal(name="exp_big")
-        m.d.comb += big.eq(e > 127)
-        with m.If(e >= -126):
+        if e_hi > 127:
+            m.d.comb += big.eq(e > 127)
+        if e_lo >= -126:
             m.d.comb += field.eq((e + 126)[:8])
+        else:
+            with m.If(e >= -126):
+                m.d.comb += field.eq((e + 126)[:8])
         bits = Signal(33, name="bits")
         m.d.comb += bits.eq((field << 23) + rnd.q[:25])
+        ovf = big | (bits >= 0x7F800000) if e_hi >= 127 else big  # e <= 126 rounds at most to 2**127
         y = Signal(32, name="y")
         with m.If(mag == 0):
             m.d.comb += y.eq(0)
-        with m.Elif(big | (bits >= 0x7F800000)):
+        with m.Elif(ovf):
             m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
         with m.Else():
             m.d.comb += y.eq(Cat(bits[:31], neg))

@@ -117,10 +117,11 @@ def scaled_encoder_spec(cls, fmt, source, lanes, scaling, roundings, saturate, n
                              latency=latency, seed=seed if sr else None)
 
 
-def dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate) -> DotSpec:
+def dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate,
+             datapath="auto") -> DotSpec:
     """The :class:`DotSpec` of a dot unit's arguments (``fmt`` a format, a ``DotConfig`` or the spec)."""
-    spec = _own(cls, fmt, DotSpec, (r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate),
-                (None, None, None, 0, False, False, False, None, None, True))
+    spec = _own(cls, fmt, DotSpec, (r, f, fmt_b, stages, raw, scale, amax, out_format, out_rounding, saturate, datapath),
+                (None, None, None, 0, False, False, False, None, None, True, "auto"))
     if spec is not None:
         return spec
     if isinstance(fmt, DotConfig):
@@ -134,6 +135,6 @@ def dot_spec(cls, fmt, r, f, fmt_b, stages, raw, scale, amax, out_format, out_ro
     try:
         return DotSpec(format=fmt, format_b=fmt_b, r=r, f=f, stages=stages, raw=raw, scale=scale, amax=amax,
                        out_format=out_format, rounding=out_rounding,
-                       saturate=None if saturate is True and out_format is None else saturate)
+                       saturate=None if saturate is True and out_format is None else saturate, datapath=datapath)
     finally:
         ROUNDING_NAME.reset(token)

@@ -142,7 +142,8 @@ def default_name(component):
     if isinstance(component, RegisteredIO):
         return default_name(component.core) + "_io"
     if isinstance(component, DotProduct):
-        return (f"fpforge_dot_{component.config.name}" + ("_raw" if component.raw else "") + component.epilogue.suffix()
+        return (f"fpforge_dot_{component.config.name}" + ("_raw" if component.raw else "")
+                + ("_anch" if component.datapath == "anchored" else "") + component.epilogue.suffix()
                 + (f"_s{component.stages}" if component.stages else ""))
     core = getattr(component, "core", component)
     if isinstance(component, ScaledEncoder):

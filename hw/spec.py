@@ -53,6 +53,7 @@ from .spec_fields import (
     check_choice,
     check_decodable,
     check_port_bits,
+    field_datapath,
     field_dot_rounding,
     field_dot_saturate,
     field_flag,
@@ -68,6 +69,7 @@ from .spec_fields import (
     field_source,
     field_stages,
     field_target,
+    resolve_datapath,
 )
 
 __all__ = ["MAX_LATENCY", "MAX_PORT_BITS", "SCHEMA_VERSION", "SPECS", "UNITS", "BlockDecoderSpec",
@@ -422,6 +424,8 @@ class DotSpec(UnitSpec):
     out_format: str | None = option(None)
     rounding: str | None = option(None, field_dot_rounding)
     saturate: bool | None = option(None, field_dot_saturate)
+    # aligned (the paper's), anchored (exact windows) or auto (the smaller); hw/dot.py resolve_datapath
+    datapath: str = option("auto", field_datapath)
 
     def _check(self):
         ep = EpilogueOptions(self.scale, self.amax, self.out_format, self.rounding,
@@ -438,6 +442,7 @@ class DotSpec(UnitSpec):
         for side, bits in zip("AB", cfg.operand_bits):
             check_port_bits(f"operand {side} ({cfg.r} elements of {cfg.a.name if side == 'A' else cfg.b.name})",
                              bits)
+        resolve_datapath(cfg, self.datapath, raw=self.raw)
         if self.io_registers and self.stages:
             raise FpforgeValueError("io_registers wraps the combinational unit: use stages=0 with it")
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..golden.block import BlockFormat
 from ..golden.checks import as_bool, as_int, as_seed
+from ..golden.dot import F_RANGE
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
 from ..golden.formats import SOURCES
 from ..golden.taperedformat import TaperedFormat
@@ -179,3 +180,50 @@ def field_operand(value, spec):
     from ..golden.dot import operand_format
 
     return None if value is None else operand_format(value).name
+
+
+def field_datapath(value, spec):
+    """A dot unit's datapath: ``auto``, ``aligned`` or ``anchored`` (:data:`fpforge.hw.dot.DATAPATHS`; the rule
+    between it and the window is in ``DotSpec._check``)."""
+    return check_choice(value, ("auto", "aligned", "anchored"), "datapath")
+
+
+#: The dot unit's datapaths (``docs/dot.md``, "Datapaths"): ``aligned`` — the paper's max-exponent tree, right
+#: shifts into the f-bit window, sticky and correction; ``anchored`` — every block sum shifted left by its
+#: exponent offset from x_min into one fixed-point sum (exact windows only, f >= f_exact); ``auto`` — the
+#: smaller of the two (:func:`resolve_datapath`).
+DATAPATHS = ("auto", "aligned", "anchored")
+
+
+def resolve_datapath(cfg, datapath="auto", *, raw=False) -> str:
+    """The datapath ``datapath`` names for the :class:`DotConfig` ``cfg``: ``aligned`` or ``anchored``.
+
+    ``auto`` picks ``anchored`` when it is allowed (an exact window, f >= ``cfg.f_exact``, and no ``raw``
+    outputs) and more than one block is summed; else ``aligned`` (docs/dot.md has the measurements behind the
+    rule). Both give the same result bits for every input.
+
+    Raises
+    ------
+    ValueError
+        An unknown datapath; ``anchored`` with a window narrower than ``cfg.f_exact`` or with ``raw`` outputs
+        (the raw sum and exponent are the aligned datapath's, relative to the largest block exponent).
+    """
+    if not isinstance(datapath, str) or datapath not in DATAPATHS:
+        raise FpforgeValueError(f"datapath must be one of {', '.join(DATAPATHS)}, not {str(datapath)[:40]!r}")
+    exact = cfg.f >= cfg.f_exact
+    if datapath == "anchored":
+        if not exact and cfg.f_exact > F_RANGE[1]:
+            raise FpforgeValueError(f"datapath anchored needs an exact window, f >= {cfg.f_exact} for {cfg.a.name}"
+                                    f"{'' if cfg.a == cfg.b else ' x ' + cfg.b.name}, r={cfg.r}: beyond the largest "
+                                    f"window {F_RANGE[1]}; use datapath aligned or auto (or a smaller r)")
+        if not exact:
+            raise FpforgeValueError(f"datapath anchored needs an exact window: f >= {cfg.f_exact} for {cfg.a.name}"
+                                    f"{'' if cfg.a == cfg.b else ' x ' + cfg.b.name}, r={cfg.r} (the smallest f "
+                                    f"that allows it), not f={cfg.f}; use datapath aligned or auto")
+        if raw:
+            raise FpforgeValueError("datapath anchored has no raw outputs (the raw sum and exponent are the aligned "
+                                    "datapath's); use datapath aligned or auto with raw")
+        return "anchored"
+    if datapath == "auto":
+        return "anchored" if exact and not raw and cfg.nb > 1 else "aligned"
+    return "aligned"

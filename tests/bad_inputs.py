@@ -844,6 +844,20 @@ _GOAL_CASES = [
      "has no timing tables"),
 ]
 
+# the dot unit's datapath (issue 34, item 1): anchored needs the exact window; checked before any build
+_DP = ["verilog", "dot", "--preset", "e4m3", "--r", "8", "--datapath"]
+_DATAPATH_CASES = [
+    ("dot-datapath-anchored-narrow", ["verilog", "dot", "--preset", "e4m3", "--r", "8", "--f", "36", "--datapath",
+                                      "anchored"], "datapath anchored needs an exact window: f >= 37"),
+    ("dot-datapath-anchored-narrow-synth", ["synth", "dot", "--preset", "mxfp8_e4m3", "--r", "32", "--f", "24",
+                                            "--datapath", "anchored"], "f >= 42"),
+    ("dot-datapath-anchored-beyond-window", ["sim", "dot", "--preset", "mx9", "--r", "32", "--f", "256",
+                                             "--datapath", "anchored"], "beyond the largest window 256"),
+    ("dot-datapath-anchored-raw", [*_DP[:-1], "--f", "37", "--raw", "--datapath", "anchored"], "no raw outputs"),
+    ("dot-datapath-unknown", [*_DP, "fast"], "invalid choice: 'fast'"),
+    ("dot-datapath-missing-value", _DP, "expected one argument"),
+]
+
 
 # `fpforge sweep SPACE --estimate` (issue 33, item 4): checked before anything is read or run.
 _ES = ["sweep", "small", "--estimate"]
@@ -1072,7 +1086,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _PROVE_DOT_CASES)
              + _rows("", _WORKLOAD_CASES)
              + _rows("", _SIM_DESIGN_CASES)
-             + _rows("", _ESTIMATE_CASES))
+             + _rows("", _ESTIMATE_CASES)
+             + _rows("", _DATAPATH_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1855,3 +1870,22 @@ def _estimate_api_cases():
 
 
 API_CASES += _estimate_api_cases()
+
+def _datapath_api_cases():
+    """The dot unit's datapath (issue 34, item 1): a name of DATAPATHS, anchored only with an exact window."""
+    from fpforge.hw import DotProduct, build_unit
+
+    V = ValueError
+    return [
+        ("dot-api-datapath-anchored-narrow", lambda: build_unit("dot", format="e4m3", r=8, f=24, datapath="anchored"),
+         V, "f >= 37"),
+        ("dot-api-datapath-anchored-raw", lambda: DotProduct("e4m3", 8, 37, raw=True, datapath="anchored"), V,
+         "no raw outputs"),
+        ("dot-api-datapath-unknown", lambda: build_unit("dot", format="e4m3", r=8, f=37, datapath="Anchored"), V,
+         "datapath must be one of auto, aligned, anchored"),
+        ("dot-api-datapath-bool", lambda: DotProduct("e4m3", 8, 37, datapath=True), V,
+         "datapath must be one of auto, aligned, anchored"),
+    ]
+
+
+API_CASES += _datapath_api_cases()

@@ -108,3 +108,31 @@ def test_hif8_cfloat8_dot_units(bundle, sim, regress):
 @pytest.mark.parametrize("bundle", list(ELEMENT_BUNDLES))
 def test_hif8_cfloat8_dot_units_long(bundle, sim, regress):
     _regress_elements(regress, bundle, sim, vectors=100_000, seed=1600)
+
+
+# -- the anchored datapath (issue 34, item 1) ---------------------------------------------------------------------
+#: Exact windows, both datapaths side by side on one operand stream (the golden model is the same for both):
+#: E4M3 r = 8 f = 37 anchored and aligned, the fp8 unit r = 4 f = 67 (run-time selects) anchored, E4M3×E5M2 r = 4
+#: anchored. make test: a few hundred dot products with stalls on each simulator; make regress: 100,000.
+DATAPATH_BUNDLES = {
+    "e4m3-r8-exact": [dict(_dot("e4m3", 8, 37, 2, raw=False), datapath="anchored"),
+                      dict(_dot("e4m3", 8, 37, 2, raw=False), datapath="aligned")],
+    "fp8-r4-exact": [dict(_dot("fp8", 4, 67, 3, raw=False), datapath="anchored")],
+    "e4m3xe5m2-r4-exact": [dict(_dot("e4m3", 4, 51, 1, raw=False, fmt_b="e5m2"), datapath="anchored")],
+}
+
+
+@pytest.mark.sim
+@pytest.mark.parametrize("sim", ("verilator", "icarus"))
+@pytest.mark.parametrize("bundle", list(DATAPATH_BUNDLES))
+def test_anchored_dot_units(bundle, sim, regress):
+    result = regress(DATAPATH_BUNDLES[bundle], sim, vectors=300, seed=34, stall=0.15)
+    assert result.vectors >= 300 + 30
+
+
+@pytest.mark.sim
+@pytest.mark.slow
+@pytest.mark.parametrize("sim", ("verilator", "icarus"))
+@pytest.mark.parametrize("bundle", list(DATAPATH_BUNDLES))
+def test_anchored_dot_units_long(bundle, sim, regress):
+    regress(DATAPATH_BUNDLES[bundle], sim, vectors=100_000, seed=3400, stall=0.15)

@@ -85,7 +85,7 @@ def test_hash_is_sha256_of_the_sorted_compact_json():
     assert spec.sha256 == hashlib.sha256(literal.encode()).hexdigest()
     assert spec.key == spec.sha256[:16]
     dot = DotSpec(format="mx9", r=32, f=16)
-    literal = ('{"amax":false,"f":16,"format":"mx9","format_b":"mx9","io_registers":false,"out_format":null,'
+    literal = ('{"amax":false,"datapath":"auto","f":16,"format":"mx9","format_b":"mx9","io_registers":false,"out_format":null,'
                '"r":32,"raw":false,"rounding":null,"saturate":null,"scale":false,"schema":1,"stages":0,'
                '"unit":"dot"}')
     assert dot.sha256 == hashlib.sha256(literal.encode()).hexdigest()

@@ -1,0 +1,76 @@
+"""QoR of the dot unit's datapaths: area and logic depth of aligned, anchored and auto.
+
+Every dot preset at r in {8, 16, 32} (where r is a multiple of the format's block size) and two windows: the
+exact one (f = f_exact, when it is at most 256) and f = 24. Each datapath is synthesized with fpforge's
+flow (yosys onto the bundled fpforge45.lib, the default `delay` ABC script, combinational units); `auto` is
+the datapath :func:`fpforge.hw.dot.resolve_datapath` picks (the same Verilog as that column's, not
+synthesized twice). `fpforge report bench-qor` writes the table into results.md (docs/dot.md, "Datapaths").
+Synthesis of r = 32 units takes minutes each on a shared machine: ``--r 8`` (or ``--r 8 16``) for a part.
+
+    python bench/bench_qor.py              # every r (long)
+    python bench/bench_qor.py --r 8        # r = 8 only
+"""
+
+import argparse
+import sys
+import time
+
+from fpforge.golden.dot import F_RANGE, DotConfig
+from fpforge.hw import build_unit, to_verilog
+from fpforge.hw.dot import resolve_datapath
+from fpforge.synth import synthesize, yosys_backend
+
+PRESETS = ("e4m3", "e5m2", "fp8", "hif8", "cfloat8_143", "cfloat8_152", "mx9", "mx6", "mx4", "msfp12", "msfp16",
+           "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
+RS = (8, 16, 32)
+
+
+def points(rs):
+    """``(preset, r, f, window label)`` of the table, in order."""
+    for r in rs:
+        for name in PRESETS:
+            if r % DotConfig(name, 32, 24).k1:
+                continue
+            exact = DotConfig(name, r, 24).f_exact
+            if exact <= F_RANGE[1]:
+                yield name, r, exact, "exact"
+            if exact != 24:
+                yield name, r, 24, "24"
+
+
+def measure(name, r, f, datapath):
+    t = time.perf_counter()
+    src = to_verilog(build_unit("dot", format=name, r=r, f=f, datapath=datapath), "top")
+    rep = synthesize(src, "top")
+    print(f"{name} r={r} f={f} {datapath}: {rep['area_um2']:.1f} um^2, depth {rep['logic_depth']}, "
+          f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+    return rep["area_um2"], rep["logic_depth"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--r", type=int, nargs="+", choices=RS, default=list(RS), help="r values (default 8 16 32)")
+    args = ap.parse_args(argv)
+    backend, version = yosys_backend()
+    print(f"Area (µm², fpforge45.lib) / logic depth (cells) of each dot datapath, combinational units, the `delay` "
+          f"ABC script; {version} ({backend}). `—`: anchored needs the exact window. nb: blocks summed.\n")
+    print("| preset | r | f (window) | nb | aligned | anchored | anchored − aligned | auto (its choice) |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
+    for name, r, f, window in points(args.r):
+        cfg = DotConfig(name, r, f)
+        aligned = measure(name, r, f, "aligned")
+        anchored = measure(name, r, f, "anchored") if f >= cfg.f_exact else None
+        auto = resolve_datapath(cfg)
+        best = anchored if auto == "anchored" else aligned
+
+        def cell(v):
+            return "—" if v is None else f"{v[0]:,.0f} / {v[1]}"
+
+        gain = "" if anchored is None else f"{100 * (anchored[0] / aligned[0] - 1):+.1f} % / {anchored[1] - aligned[1]:+d}"
+        print(f"| {name} | {r} | {f} ({window}) | {cfg.nb} | {cell(aligned)} | {cell(anchored)} | {gain} | "
+              f"{auto}: {cell(best)} |", flush=True)  # row by row: a part of a long run is usable
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+"""The dot unit's datapaths (hw/dot.py, docs/dot.md "Datapaths"): the anchored datapath (left shifts into a
+fixed-anchor sum) gives the golden model's FP32 result bit for bit — the same bits as the aligned datapath — on
+directed and random operands, combinational and pipelined; ``auto``'s choice; the aligned datapath's Verilog
+is what an explicit ``datapath="aligned"`` gives; the rules (exact window, no raw outputs)."""
+
+import numpy as np
+import pytest
+from amaranth.sim import Simulator
+
+from fpforge.golden.dot import DotConfig, dot, operand_words
+from fpforge.golden.errors import FpforgeValueError
+from fpforge.hw import DotProduct, build_unit, default_name, to_verilog
+from fpforge.hw.dot import anchored_sum_bits, resolve_datapath
+from fpforge.sim.vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
+from fpforge.sim.vectors.dot import bias_kwargs
+
+__all__: list[str] = []
+
+
+def _ints(words):
+    return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little") for row in words]
+
+
+def _case(cfg, n_random, seed):
+    ops = concat_dot_operands(cfg, [directed_dot_operands(cfg, seed), random_dot_operands(cfg, n_random, seed)])
+    res = dot(cfg, ops.a, None, ops.b, select_a=ops.sel_a, select_b=ops.sel_b, **bias_kwargs(cfg, ops))
+    return ops, res, _ints(operand_words(cfg.a, ops.a)), _ints(operand_words(cfg.b, ops.b))
+
+
+def _fields(ops, k):
+    out = {}
+    for port in ("sel_a", "sel_b", "bias_a", "bias_b"):
+        v = getattr(ops, port, None)
+        if v is not None:
+            out[port] = int(v[k])
+    return out
+
+
+# exact windows (f = f_exact) of several families; one block for the OCP MX formats (two blocks of E8M0 scales
+# span more than the largest window)
+EXACT = [("e4m3", None, 8), ("e4m3", "e5m2", 4), ("fp8", None, 4), ("hif8", None, 4), ("cfloat8_143", None, 2),
+         ("mxfp4_e2m1", None, 32), ("mxint8", None, 32), ("bdr_m2_k4_d2_k2_d1", None, 8)]
+
+
+@pytest.mark.parametrize("name, b, r", EXACT)
+def test_anchored_matches_golden_and_aligned(name, b, r):
+    cfg = DotConfig(name, r, DotConfig(name, r, 24, b).f_exact, b)
+    ops, res, wa, wb = _case(cfg, 60, seed=r)
+    units = {dp: DotProduct(cfg, datapath=dp) for dp in ("anchored", "aligned")}
+    assert units["anchored"].datapath == "anchored" and units["aligned"].datapath == "aligned"
+    got = {}
+    for dp, dut in units.items():
+        out = got[dp] = []
+
+        async def tb(ctx, dut=dut, out=out):
+            for k in range(ops.size):
+                ctx.set(dut.a.as_value(), wa[k])
+                ctx.set(dut.b.as_value(), wb[k])
+                for port, v in _fields(ops, k).items():
+                    if port in dut.signature.members:
+                        ctx.set(getattr(dut, port), v)
+                await ctx.delay(1e-9)
+                out.append(ctx.get(dut.y))
+
+        sim = Simulator(dut)
+        sim.add_testbench(tb)
+        sim.run()
+    want = [int(v) for v in res.y]
+    bad = [k for k in range(ops.size) if got["anchored"][k] != want[k]]
+    assert not bad, [(k, hex(got["anchored"][k]), hex(want[k])) for k in bad[:4]]
+    assert got["aligned"] == want
+
+
+@pytest.mark.parametrize("stages", [1, 3, 6])
+def test_anchored_stream_pipeline(stages):
+    cfg = DotConfig("e4m3", 8, 37)
+    ops, res, wa, wb = _case(cfg, 30, seed=stages)
+    dut = DotProduct(cfg, stages=stages, datapath="anchored")
+    assert dut.latency == stages
+    got = []
+
+    async def tb(ctx):
+        ctx.set(dut.o.ready, 1)
+        for k in range(ops.size + stages):
+            ctx.set(dut.i.valid, int(k < ops.size))
+            if k < ops.size:
+                ctx.set(dut.i.p.a.as_value(), wa[k])
+                ctx.set(dut.i.p.b.as_value(), wb[k])
+            if ctx.get(dut.o.valid):
+                got.append(ctx.get(dut.o.p.y))
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-6)
+    sim.add_testbench(tb)
+    sim.run()
+    assert got == [int(v) for v in res.y]
+
+
+def test_auto_picks_anchored_only_where_it_is_allowed_and_smaller():
+    exact = DotConfig("e4m3", 8, 37)
+    assert exact.f_exact == 37
+    assert resolve_datapath(exact) == "anchored"
+    assert resolve_datapath(DotConfig("e4m3", 8, 36)) == "aligned"  # a truncating window
+    assert resolve_datapath(exact, raw=True) == "aligned"  # raw outputs are the aligned datapath's
+    assert resolve_datapath(DotConfig("mxfp8_e4m3", 32, 42)) == "aligned"  # one block: nothing to align
+    assert DotProduct(exact).datapath == "anchored"
+    assert build_unit("dot", format="e4m3", r=8, f=37).datapath == "anchored"
+    assert "_anch" in default_name(build_unit("dot", format="e4m3", r=8, f=37))
+    assert "_anch" not in default_name(build_unit("dot", format="e4m3", r=8, f=37, datapath="aligned"))
+
+
+def test_anchored_sum_is_no_wider_than_the_aligned_one():
+    for name, b, r in EXACT:
+        cfg = DotConfig(name, r, DotConfig(name, r, 24, b).f_exact, b)
+        if cfg.nb > 1:
+            assert anchored_sum_bits(cfg) <= cfg.acc_bits, name
+
+
+def test_aligned_verilog_is_the_default_of_a_truncating_window():
+    a = to_verilog(build_unit("dot", format="e4m3", r=4, f=24), "top")
+    b = to_verilog(build_unit("dot", format="e4m3", r=4, f=24, datapath="aligned"), "top")
+    c = to_verilog(build_unit("dot", format="e4m3", r=4, f=37, datapath="anchored"), "top")
+    assert a == b
+    assert "xmax" in a and "xmax" not in c and "al0_sticky" in a and "al0_sticky" not in c
+
+
+@pytest.mark.filterwarnings("ignore::amaranth.hdl._ir.UnusedElaboratable")
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(format="e4m3", r=8, f=36, datapath="anchored"), "f >= 37"),
+    (dict(format="mxfp8_e4m3", r=32, f=41, datapath="anchored"), "f >= 42"),
+    (dict(format="mxfp8_e4m3", r=64, f=256, datapath="anchored"), "largest window"),
+    (dict(format="e4m3", r=8, f=37, datapath="anchored", raw=True), "no raw outputs"),
+    (dict(format="e4m3", r=8, f=37, datapath="fast"), "auto, aligned, anchored"),
+    (dict(format="e4m3", r=8, f=37, datapath=1), "auto, aligned, anchored"),
+])
+def test_datapath_errors(kwargs, message):
+    with pytest.raises(FpforgeValueError, match=message):
+        build_unit("dot", **kwargs)
+    fmt = kwargs.pop("format")
+    with pytest.raises(FpforgeValueError, match=message):
+        DotProduct(fmt, **kwargs)
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 5, 8, 13])
+def test_balanced_leading_one_is_the_highest_set_bit(width):
+    from amaranth import Module, Signal
+
+    from fpforge.hw.classify import highest_one_tree
+
+    m = Module()
+    v = Signal(width)
+    pos = highest_one_tree(m, v, "lead")
+    got = []
+
+    async def tb(ctx):
+        for x in range(1 << width):
+            ctx.set(v, x)
+            await ctx.delay(1e-9)
+            got.append(ctx.get(pos))
+
+    sim = Simulator(m)
+    sim.add_testbench(tb)
+    sim.run()
+    assert got == [max(x.bit_length() - 1, 0) for x in range(1 << width)]
