@@ -89,7 +89,12 @@ def axes_markdown(result) -> str:
 def write_results(result, command, results_path=None, from_csv=None, facet=None) -> Path:
     """Write the figure, the CSV and the section ``sweep-<space>`` of docs/results.md; returns its path.
     ``from_csv``: the result was re-read from that CSV (``fpforge sweep --from-csv``): the section keeps the
-    provenance and synthesis times of the run that measured the points, when the document has them."""
+    provenance and synthesis times of the run that measured the points, when the document has them. A PPA run
+    (``--ppa``) writes the section ``ppa-<space>`` instead (:mod:`fpforge.sweep.ppa_report`)."""
+    if getattr(result.space, "ppa", False):  # a PPA run: its own section (ppa-<space>), the area one stays
+        from .ppa_report import write_ppa_results
+
+        return write_ppa_results(result, command, results_path)
     path = Path(results_path) if results_path else RESULTS_PATH
     sp = result.space
     folder = path.parent / "results"
