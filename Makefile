@@ -54,6 +54,7 @@ bench:
 	$(PY) bench/bench_prove.py
 	$(PY) bench/bench_sweep.py
 	$(PY) bench/bench_goal.py
+	$(PY) bench/bench_ppa.py
 
 clean:
 	rm -rf build .pytest_cache
