@@ -266,7 +266,7 @@ def _ppa_row(folder=None) -> tuple:
         return ("MX dot-product unit: energy · delay relative to FP8 (`fpforge report ppa-named-ppa`)",
                 "not run yet (`fpforge sweep named-ppa --ppa --liberty osu018 --clock-ns 10 --results`)")
     rel = data.get("rel", {})
-    cells = [f"{n.upper()} {rel[n]['energy_rel']:.2f} · {rel[n]['delay_rel']:.2f}" for n in ("mx9", "mx6", "mx4")
+    cells = [f"{n.upper()} {rel[n]['energy_rel']:.3f} · {rel[n]['delay_rel']:.3f}" for n in ("mx9", "mx6", "mx4")
              if rel.get(n, {}).get("energy_rel") is not None and rel[n].get("delay_rel") is not None]
     what = (f"MX dot-product unit (r = {data['r']}, f = {data['f']}) on {data['library']} at {data['clock_ns']:g} ns "
             f"({data['activity']} activity): energy per dot product · delay relative to FP8")

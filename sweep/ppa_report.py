@@ -132,10 +132,10 @@ def statement(data) -> list:
                      + (f"; at or above it: {', '.join(above)}" if above else "") + ".")
         spread = [rel[n]["energy_rel"] / rel[n]["area_rel"] for n in have if rel[n].get("area_rel")]
         if spread:
-            lines.append(f"- Energy follows area: energy/FP8 ÷ area/FP8 is {min(spread):.2f}–{max(spread):.2f} for "
-                         f"{', '.join(n.upper() for n in have)} — "
-                         + ("the area ranking of Fig. 7 is the energy ranking too."
-                            if _same_order(rel, have) else "the energy ranking differs from the area ranking."))
+            lines.append(f"- Energy/FP8 ÷ area/FP8 is {min(spread):.2f}–{max(spread):.2f} for "
+                         f"{', '.join(n.upper() for n in have)} (1: energy in proportion to area); "
+                         + ("ranked by energy they keep their order by area."
+                            if _same_order(rel, have) else "ranked by energy their order by area changes."))
     ef = [x["name"] for x in data["energy_frontier"]]
     af = data["area_frontier"]
     on_e = [n for n in ef if n in LABELS]
@@ -143,6 +143,17 @@ def statement(data) -> list:
                  f"the area × memory frontier of the same units: {', '.join(LABELS.get(n, n) for n in af) or 'empty'}"
                  + (" — the same points." if set(ef) == set(af) else " — they differ.")
                  + ("" if on_e else " No named format is on the energy frontier."))
+    dens = [(r["power_mw"] / r["area_um2"] * 1e6, r) for r in data["named"]
+            if r.get("power_mw") is not None and r.get("area_um2")]
+    if dens:
+        lo, hi = min(dens, key=lambda x: x[0]), max(dens, key=lambda x: x[0])
+        lines.append(f"- Power per area spans {lo[0]:,.0f}–{hi[0]:,.0f} mW/mm² across the named units "
+                     f"({LABELS.get(lo[1]['name'], lo[1]['name'])} to {LABELS.get(hi[1]['name'], hi[1]['name'])}, "
+                     f"{hi[0] / lo[0]:.0f}×): with {data['activity']} activity the energy ratios follow the activity "
+                     "OpenSTA propagates through each unit's logic as much as its size"
+                     + (" — a guess at every input (0.1 toggles per cycle), not a measurement: the workload activity "
+                        "(gate-level toggles of real operands, docs/ppa.md) is the figure to trust."
+                        if data["activity"] == "vectorless" else "."))
     named = [r for r in data["named"] if r.get("slack_ns") is not None]
     if named:
         met = [r for r in named if r["slack_ns"] >= 0]

@@ -73,5 +73,5 @@ def test_ppa_section_json_and_headline_row(tmp_path):
     row = dict(headline_rows(tmp_path / "results"))
     what = next(k for k in row if "energy per dot product · delay relative to FP8" in k)
     assert "on osu018 at 10 ns (vectorless activity)" in what and "r = 16, f = 8" in what
-    assert row[what] == f"MX4 {rel['mx4']['energy_rel']:.2f} · {rel['mx4']['delay_rel']:.2f}"
+    assert row[what] == f"MX4 {rel['mx4']['energy_rel']:.3f} · {rel['mx4']['delay_rel']:.3f}"
     json.dumps(data, allow_nan=False)  # the section's data is plain JSON
