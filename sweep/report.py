@@ -95,6 +95,12 @@ def write_results(result, command, results_path=None, from_csv=None, facet=None)
         from .ppa_report import write_ppa_results
 
         return write_ppa_results(result, command, results_path)
+    if any(r.get("delay_ns") is not None for r in result.rows):  # a PPA run's CSV re-read (--from-csv)
+        from ..golden.errors import FpforgeValueError
+
+        raise FpforgeValueError(f"these points of {result.space.name!r} were measured with --ppa (their areas are at "
+                                "a clock on another library): their section is written by the PPA sweep itself — "
+                                "rerun it with --results (from the cache: seconds)")
     path = Path(results_path) if results_path else RESULTS_PATH
     sp = result.space
     folder = path.parent / "results"

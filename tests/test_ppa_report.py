@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from fpforge.sweep import Space, preset_points
+from fpforge.sweep import Space, preset_points, read_csv
 from fpforge.sweep import run as sweep_run
 from fpforge.sweep.table import cost_of, pareto
 from fpforge.synth.tech import resolve_liberty
@@ -75,3 +75,12 @@ def test_ppa_section_json_and_headline_row(tmp_path):
     assert "on osu018 at 10 ns (vectorless activity)" in what and "r = 16, f = 8" in what
     assert row[what] == f"MX4 {rel['mx4']['energy_rel']:.3f} · {rel['mx4']['delay_rel']:.3f}"
     json.dumps(data, allow_nan=False)  # the section's data is plain JSON
+
+    # the PPA run's CSV re-read into the area section (`--from-csv ... --results`): refused, nothing written
+    res.write_csv(tmp_path / "ppa.csv")
+    before = doc.read_text()
+    plain = Space("named-ppa", preset_points("mx4") + preset_points("e4m3"), r=16, f=8, vectors=200)
+    with pytest.raises(ValueError, match="measured with --ppa"):
+        write_results(read_csv(tmp_path / "ppa.csv", plain), "fpforge sweep x --from-csv ppa.csv --results",
+                      results_path=doc)
+    assert doc.read_text() == before and not (tmp_path / "results" / "named-ppa.csv").exists()
