@@ -160,7 +160,8 @@ def statement(data) -> list:
         worst = max(named, key=lambda r: r["delay_ns"])
         lines.append(f"- Timing: {len(met)} of {len(named)} named units meet {T:g} ns on {lib} (slowest: "
                      f"{LABELS.get(worst['name'], worst['name'])}, {worst['delay_ns']:.2f} ns). The paper calls "
-                     f"{10:g} ns easily met on its (unnamed, newer) process; osu018 is a 0.18 µm library.")
+                     f"{10:g} ns easily met with its library" + ("; osu018 is an old 0.18 µm library." if lib == "osu018"
+                                                                  else "."))
     return lines
 
 
