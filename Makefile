@@ -57,6 +57,7 @@ bench:
 	$(PY) bench/bench_sweep.py
 	$(PY) bench/sweep_flows.py
 	$(PY) bench/bench_goal.py
+	$(PY) bench/bench_ppa.py
 
 clean:
 	rm -rf build .pytest_cache

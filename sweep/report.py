@@ -89,7 +89,18 @@ def axes_markdown(result) -> str:
 def write_results(result, command, results_path=None, from_csv=None, facet=None) -> Path:
     """Write the figure, the CSV and the section ``sweep-<space>`` of docs/results.md; returns its path.
     ``from_csv``: the result was re-read from that CSV (``fpforge sweep --from-csv``): the section keeps the
-    provenance and synthesis times of the run that measured the points, when the document has them."""
+    provenance and synthesis times of the run that measured the points, when the document has them. A PPA run
+    (``--ppa``) writes the section ``ppa-<space>`` instead (:mod:`fpforge.sweep.ppa_report`)."""
+    if getattr(result.space, "ppa", False):  # a PPA run: its own section (ppa-<space>), the area one stays
+        from .ppa_report import write_ppa_results
+
+        return write_ppa_results(result, command, results_path)
+    if any(r.get("delay_ns") is not None for r in result.rows):  # a PPA run's CSV re-read (--from-csv)
+        from ..golden.errors import FpforgeValueError
+
+        raise FpforgeValueError(f"these points of {result.space.name!r} were measured with --ppa (their areas are at "
+                                "a clock on another library): their section is written by the PPA sweep itself — "
+                                "rerun it with --results (from the cache: seconds)")
     path = Path(results_path) if results_path else RESULTS_PATH
     sp = result.space
     folder = path.parent / "results"

@@ -1,12 +1,12 @@
 """The built-in spaces: ``paper`` (the MX paper's Fig. 7 sweep), ``paper-rf`` (its points at several r and f),
-``small`` (a quick check) and the area
+``named-ppa`` (its named formats and INT-like points: the PPA section), ``small`` (a quick check) and the area
 tables of the docs (``area-fp8``, ``area-hif8``, ``area-cfloat``, ``area-block``, ``area-dot``)."""
 
 from __future__ import annotations
 
 from .space import Space, grid_points, preset_points, register_spaces
 
-__all__ = ["SPACES", "paper", "paper_rf", "paper_sample", "small"]
+__all__ = ["SPACES", "named_ppa", "paper", "paper_rf", "paper_sample", "small"]
 
 #: The OCP MX formats and the FP8/INT baselines every Fig. 7 space shows.
 _REFERENCE = ("fp8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
@@ -66,4 +66,16 @@ def paper_rf() -> Space:
                  description="the paper's Fig. 7 points at r = 16, 32 and f = 16, 24, 32 (a frontier per r and f)")
 
 
-SPACES = register_spaces({"paper": paper, "paper-sample": paper_sample, "paper-rf": paper_rf, "small": small})
+def named_ppa() -> Space:
+    """The paper space's named formats (MX9/6/4, MSFP12/16, the FP8 baseline, the OCP MX formats) and its INT-like
+    points INT3..INT8 at the paper's r = 16, f = 24, through the standard flow (PPA times the flat netlist; the
+    reuse flow's is hierarchical): the PPA section of docs/results.md in a minute or two (``fpforge sweep named-ppa
+    --ppa --liberty osu018 --clock-ns 10 --results``) where the whole ``paper`` space with ``--ppa`` is hours."""
+    full = paper()
+    pts = [p for p in full.points if not p["name"].startswith("bdr_") and (p["family"] != "int" or p["m"] <= 7)]
+    return Space("named-ppa", pts, r=full.r, f=full.f, flow="standard",
+                 description="the paper's named formats and INT3..INT8 at r = 16, f = 24 (the PPA section)")
+
+
+SPACES = register_spaces({"paper": paper, "paper-sample": paper_sample, "paper-rf": paper_rf, "named-ppa": named_ppa,
+                          "small": small})

@@ -994,6 +994,16 @@ _SIM_DESIGN_CASES = [
 ]
 
 
+# The PPA results section (issue 28, items 3 and 5): `fpforge report ppa-...` named where it cannot run.
+_PPA_REPORT_CASES = [
+    ("report-ppa-osu018-not-installed", ["report", "ppa-named-ppa"], "section ppa-named-ppa cannot run here: liberty "
+     "osu018 (the OSU 0.18 um cells of Debian's qflow-tech-osu018) is not installed", {"FPFORGE_TECH": "{empty}"}),
+    ("report-ppa-sta-missing", ["report", "ppa-paper"], "section ppa-paper cannot run here: FPFORGE_STA=",
+     {"FPFORGE_STA": "{dir}/nosta"}),
+    ("report-bench-ppa-sta-missing", ["report", "qsnr", "bench-ppa"], "section bench-ppa cannot run here",
+     {"FPFORGE_STA": "{dir}/nosta"}),
+]
+
 def _unit_rows():
     out = []
     for cmd in ("verilog", "sim", "synth"):
@@ -1087,7 +1097,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _WORKLOAD_CASES)
              + _rows("", _SIM_DESIGN_CASES)
              + _rows("", _ESTIMATE_CASES)
-             + _rows("", _DATAPATH_CASES))
+             + _rows("", _DATAPATH_CASES)
+             + _rows("", _PPA_REPORT_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
