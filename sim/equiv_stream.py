@@ -22,7 +22,6 @@ How:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tempfile
 import time
@@ -40,7 +39,9 @@ def _layouts(spec):
     from .ports import stream_layouts
 
     stream = build_unit(spec)
-    core = build_unit(dataclasses.replace(spec, latency=0))
+    from .equiv_core import comb_spec
+
+    core = build_unit(comb_spec(spec))
     ins, outs = stream_layouts(stream)
     for part in (stream, getattr(stream, "core", None)):  # elaborated only when no user's file replaces them
         if part is not None:
@@ -158,7 +159,9 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
     from .equiv_core import EquivResult, _against_files, _aiger_header, _trusted, _yosys
 
     t0 = time.perf_counter()
-    latency = spec.latency
+    from .equiv_core import seq_latency
+
+    latency = seq_latency(spec)
     core, stream, ins, outs = _layouts(spec)
     core_name, stream_name = default_name(core), default_name(stream)
     expected = stream_ports(ins, outs)
@@ -225,10 +228,9 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         golden = {}
         k = first["cycle"] - latency
         if first["gold"]["o_valid"] and k in trace and not any(c["rst"] for c in cycles[k - 1:first["cycle"] - 1]):
-            from .equiv_core import _golden
-            from .prove_unit import unit_config
+            from .equiv_core import comb_spec
+            from .equiv_golden import golden_outputs
 
-            cfg0 = unit_config(dataclasses.replace(spec, latency=0))
-            golden = _golden(cfg0, {}, cycles[k - 1]["inputs"])
+            golden = golden_outputs(comb_spec(spec), {}, cycles[k - 1]["inputs"])
         return EquivResult("counterexample", inputs=first["inputs"], golden=golden, gold_outputs=first["gold"],
                            gate_outputs=first["gate"], cycles=cycles, seconds=time.perf_counter() - t0, **base)

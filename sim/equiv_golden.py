@@ -1,0 +1,96 @@
+"""The golden model's outputs on one input of a unit, given as port values: what ``fpforge equiv`` prints beside
+both designs' outputs on a counterexample (:mod:`fpforge.sim.equiv`). Scalar encoders and decoders are
+:func:`fpforge.sim.equiv_core._golden`'s; this module adds block encoders and decoders
+(:func:`fpforge.golden.block.encode_block`, :func:`~fpforge.golden.block.decode_block_bits`) and dot-product
+units (:func:`fpforge.golden.dot.dot`, and the FP8 RFC epilogue's formula for ``scale``/``out_format``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["golden_outputs"]
+
+
+def golden_outputs(spec, ports, inputs) -> dict:
+    """``{output port: value}`` of the golden model on ``inputs`` (``{input port: int}``) of the combinational
+    unit ``spec``; empty where the golden model has no value (a ``mode`` code the unit does not have)."""
+    if spec.unit in ("encoder", "decoder"):
+        from .equiv_core import _golden
+        from .prove_unit import unit_config
+
+        return _golden(unit_config(spec), ports, inputs)
+    if spec.unit == "block-encoder":
+        return _block_encoder(spec, inputs)
+    if spec.unit == "block-decoder":
+        return _block_decoder(spec, inputs)
+    if spec.unit == "dot":
+        return _dot(spec, inputs)
+    return {}
+
+
+def _block_encoder(spec, inputs):
+    from ..golden import DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES
+    from ..golden.block import block_words, encode_block
+    from ..golden.layout import unpack_lanes
+
+    fmt = spec.descriptor
+    roundings = tuple(spec.rounding or fmt.roundings[:1])
+    if "mode" in inputs:
+        names = {v: k for k, v in ROUNDING_MODES.items()}
+        mode = names.get(inputs["mode"])
+        if mode not in roundings:
+            return {}
+    else:
+        mode = roundings[0]
+    src = SOURCES[spec.source]
+    bits = unpack_lanes([inputs["a"]], src.bits, fmt.k1)[0]
+    x = bits.astype(np.uint32 if src.bits == 32 else np.uint16).view(src.dtype).reshape(1, fmt.k1)
+    rand_bits = spec.rand_bits or DEFAULT_RAND_BITS
+    rand = None
+    if mode == "sr":
+        rand = unpack_lanes([inputs["rand"]], rand_bits, fmt.k1)[0].astype(np.uint32)
+    enc = encode_block(fmt, x, rounding=mode, rand=rand, rand_bits=rand_bits)
+    return {"y": int(block_words(fmt, enc)[0])}
+
+
+def _block_decoder(spec, inputs):
+    from ..golden.block import decode_block_bits, from_block_words
+
+    fmt = spec.descriptor
+    y = decode_block_bits(fmt, from_block_words(fmt, [inputs["a"]])).reshape(fmt.k1)
+    return {"y": sum(int(v) << (32 * k) for k, v in enumerate(y))}
+
+
+def _dot(spec, inputs):
+    from ..golden.dot import dot, from_operand_words
+    from ..golden.layout import twos_words, words_to_ints
+
+    cfg = spec.config
+    a = from_operand_words(cfg.a, [inputs["a"]], cfg.r)
+    b = from_operand_words(cfg.b, [inputs["b"]], cfg.r)
+    kwargs = {}
+    for name, fmt in (("a", cfg.a), ("b", cfg.b)):
+        if f"sel_{name}" in inputs:
+            kwargs[f"select_{name}"] = np.array([inputs[f"sel_{name}"]])
+        if f"bias_{name}" in inputs:
+            kwargs[f"bias_{name}"] = np.array([inputs[f"bias_{name}"]], np.int64)
+    res = dot(cfg, a, None, b, **kwargs)
+    out = {"y": int(res.y[0])}
+    if spec.raw:
+        out["sum"] = words_to_ints(twos_words(res.sum, cfg.acc_bits))[0]
+        out["exp"] = words_to_ints(twos_words(res.exp, cfg.exp_bits))[0]
+    if spec.scale or spec.out_format is not None:
+        from ..golden import get_format
+        from .epilogue import _formula
+
+        fmt = None if spec.out_format is None else get_format(spec.out_format)
+        r = res.y.astype(np.uint32).view(np.float32)
+        scales = [np.float32(np.uint32(inputs.get(n, 0x3F800000)).view(np.float32))
+                  for n in ("scale_a", "scale_b", "inv_scale_out")]
+        y, codes, flags = _formula(r, *scales, fmt, spec.rounding, spec.saturate is not False,
+                                   inputs.get("bias"), bool(spec.scale))
+        out["y"] = int(np.asarray(y, np.float32).view(np.uint32)[0])
+        if codes is not None:
+            out["code"] = int(codes[0])
+        out["flags"] = int(flags[0])
+    return out
