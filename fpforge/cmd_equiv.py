@@ -118,6 +118,18 @@ def _print(result, ports, cfg):
     print(f"  golden model:  {golden}")
     print(f"  gold (RTL):    {_values(result.gold_outputs, ports)}")
     print(f"  gate:          {_values(result.gate_outputs, ports)}   (differs in {', '.join(differ)})")
+    spec = cfg.get("spec")
+    if spec is not None and spec.unit not in ("encoder", "decoder"):
+        from .sim.equiv_golden import port_values
+
+        shown = port_values(spec, result.inputs)
+        if shown:
+            print(f"  inputs as values: {' '.join(f'{n}={v}' for n, v in shown.items())}")
+        for label, outs in (("golden model", result.golden), ("gold (RTL)", result.gold_outputs),
+                            ("gate", result.gate_outputs)):
+            shown = {n: v for n, v in port_values(spec, result.inputs, outs).items() if n in outs}
+            if shown:
+                print(f"  {label + ' as values:':<26}{' '.join(f'{n}={v}' for n, v in shown.items())}")
     if result.golden:
         wrong = [d for d, out in (("gold", result.gold_outputs), ("gate", result.gate_outputs)) if out != result.golden]
         print(f"  the golden model agrees with {'neither' if len(wrong) == 2 else 'gold' if wrong == ['gate'] else 'gate'}")
@@ -163,5 +175,5 @@ def run(args) -> int:
     else:
         spec = check_unit(cfg)
         core = comb_spec(spec)
-        _print(result, result.ports, dict(core.as_options(), latency=seq_latency(spec)))
+        _print(result, result.ports, dict(core.as_options(), latency=seq_latency(spec), spec=core))
     return result.exit_code

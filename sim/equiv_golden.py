@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..golden.errors import FpforgeError
+
 __all__ = ["golden_outputs"]
 
 
@@ -93,4 +95,59 @@ def _dot(spec, inputs):
         if codes is not None:
             out["code"] = int(codes[0])
         out["flags"] = int(flags[0])
+    return out
+
+
+def _floats(bits, n_show=64) -> str:
+    vals = np.asarray(bits, np.uint32).view(np.float32).ravel()
+    text = ", ".join(f"{float(v):.6g}" for v in vals[:n_show])
+    return f"[{text}{', ...' if len(vals) > n_show else ''}]"
+
+
+def port_values(spec, inputs, outputs=None) -> dict:
+    """``{port: text}``: the values some ports carry, as numbers (a block's or an operand's elements, an FP32
+    result), for the counterexample's printout; ports with no such reading are left out. Best effort: a
+    pattern the golden model refuses to decode is left out too."""
+    from ..golden.block import decode_block_bits, from_block_words
+    from ..golden.layout import unpack_lanes
+
+    out = {}
+    try:
+        if spec.unit == "block-encoder":
+            from ..golden import SOURCES
+
+            src = SOURCES[spec.source]
+            bits = unpack_lanes([inputs["a"]], src.bits, spec.descriptor.k1)[0]
+            word = bits.astype(np.uint32 if src.bits == 32 else np.uint16).view(src.dtype).astype(np.float32)
+            out["a"] = _floats(word.view(np.uint32))
+            for name, value in (outputs or {}).items():
+                if name == "y":
+                    fmt = spec.descriptor
+                    out[f"{name}"] = _floats(decode_block_bits(fmt, from_block_words(fmt, [value])))
+        elif spec.unit == "block-decoder":
+            fmt = spec.descriptor
+            out["a"] = _floats(decode_block_bits(fmt, from_block_words(fmt, [inputs["a"]])))
+            for name, value in (outputs or {}).items():
+                if name == "y":
+                    out[name] = _floats(unpack_lanes([value], 32, fmt.k1)[0])
+        elif spec.unit == "dot":
+            from ..golden.dot import from_operand_words
+
+            cfg = spec.config
+            for side, fmt in (("a", cfg.a), ("b", cfg.b)):
+                ops = from_operand_words(fmt, [inputs[side]], cfg.r)
+                if fmt.dot_side.family == "scalar":
+                    from ..golden import decode_bits
+
+                    elem = fmt.formats[inputs.get(f"sel_{side}", 0)] if len(fmt.formats) > 1 else fmt.formats[0]
+                    bias = inputs.get(f"bias_{side}")
+                    kw = {} if bias is None else {"bias": bias}
+                    out[side] = _floats(decode_bits(elem, ops.astype(np.uint16).ravel(), **kw))
+                else:
+                    out[side] = _floats(decode_block_bits(fmt, ops))
+            for name, value in (outputs or {}).items():
+                if name == "y":
+                    out[name] = _floats([value])[1:-1]
+    except (FpforgeError, ValueError, IndexError):  # a reading for the eye only; the hex values are printed
+        return out
     return out
