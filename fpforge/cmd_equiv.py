@@ -58,12 +58,13 @@ def _check(args):
 
     seq = args.latency or args.stages
     opt = f"--latency {args.latency}" if args.latency else f"--stages {args.stages}"
+    with_opt = "--latency" if args.latency else opt
     if seq:
         if args.netlist:
             raise UsageError(f"{opt} --netlist: sequential equivalence with the mapped netlist "
                              "is not available; give no design (the generated stream unit) or --against FILE")
         if args.engine is not None and args.engine not in SEQ_ENGINES:
-            raise UsageError(f"--engine {args.engine} proves combinational units; with {opt} valid: "
+            raise UsageError(f"--engine {args.engine} proves combinational units; with {with_opt} valid: "
                              f"{', '.join(SEQ_ENGINES)}")
     elif args.engine is not None and args.engine not in ENGINES:
         raise UsageError(f"--engine {args.engine} proves stream units (give --latency L); valid without "
