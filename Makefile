@@ -43,6 +43,7 @@ regress:
 # resumable: rerun after an interruption). Writes the proof table to docs/results.md (section `proofs`).
 prove:
 	$(PY) -m fpforge prove all --jobs $(JOBS)
+	$(PY) -m fpforge.sim.equiv_table
 
 bench:
 	$(PY) bench/bench_golden.py
@@ -54,6 +55,7 @@ bench:
 	$(PY) bench/bench_prove.py
 	$(PY) bench/bench_sweep.py
 	$(PY) bench/bench_goal.py
+	$(PY) bench/bench_equiv.py
 
 clean:
 	rm -rf build .pytest_cache
