@@ -40,7 +40,7 @@ def add_parser(subparsers):
                    help="liberty file or name (fpforge45, the default, or osu018): the library --netlist maps onto, "
                         "or the cells an --against netlist instantiates")
     g.add_argument("--engine", default=None, choices=list(ENGINES + SEQ_ENGINES),
-                   help="ABC engine: iprove (the miter; default), cec (&cec of the two designs) or dprove; with "
+                   help="ABC engine: iprove (the miter; default, dprove for a dot unit), cec (&cec of the two designs) or dprove; with "
                         "--latency: tempinduct (yosys SAT induction; default)")
     g.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds ABC may prove for before the result is unknown (default {DEFAULT_TIMEOUT:g})")

@@ -52,6 +52,10 @@ from .equiv_core import (
 )
 from .equiv_stream import equiv_stream
 
+#: The default ABC engine of a dot unit, by measurement (bench/bench_equiv.py; docs/prove.md): dprove scales
+#: better with r than iprove (E4M3 r = 4: 26 s against 41 s) and cec did not decide r = 4 within 120 s.
+DOT_ENGINE = "dprove"
+
 __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "check_unit", "equiv"]
 
 
@@ -66,7 +70,8 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
     A stream unit (``latency`` L >= 1 in ``cfg``; a dot unit's ``stages``) is proved equal to its combinational core followed by L
     registers (:mod:`fpforge.sim.equiv_stream`): fpforge's generated stream unit when neither ``netlist`` nor
     ``against`` is given, else the module of ``against`` (same ports); ``engine`` ``tempinduct`` (default).
-    ``engine`` None is the first of ``ENGINES`` (combinational) or of ``SEQ_ENGINES`` (stream).
+    ``engine`` None is the first of ``ENGINES`` (combinational; :data:`DOT_ENGINE` for a dot unit) or of
+    ``SEQ_ENGINES`` (stream).
 
     Returns
     -------
@@ -90,7 +95,7 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
     t0 = time.perf_counter()
     spec = check_unit(cfg)
     if engine is None:
-        engine = SEQ_ENGINES[0] if seq_latency(spec) else ENGINES[0]
+        engine = SEQ_ENGINES[0] if seq_latency(spec) else DOT_ENGINE if spec.unit == "dot" else ENGINES[0]
     _check_args(netlist, against, liberty, top, engine, timeout, seq_latency(spec))
     if seq_latency(spec):
         return equiv_stream(spec, against=against, top=top, liberty=liberty, engine=engine, timeout=timeout)

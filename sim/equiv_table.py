@@ -27,7 +27,7 @@ from pathlib import Path
 
 __all__ = ["DEFAULT_ENGINE", "equiv_rows", "row_key", "run_rows", "table_markdown"]
 
-#: The ABC engine of the combinational rows (the fastest by measurement: bench/bench_equiv.py, docs/prove.md).
+#: The ABC engine of the combinational rows (dprove for dot units: sim.equiv.DOT_ENGINE, by measurement).
 DEFAULT_ENGINE = "iprove"
 #: Seconds each row may prove for (ABC or sat -tempinduct) before it is ``unknown``.
 ROW_TIMEOUT = 600.0
@@ -117,7 +117,7 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     for rid, spec, kind, lib in equiv_rows():
         if only and only not in rid:
             continue
-        engine = DEFAULT_ENGINE if kind == "netlist" else "tempinduct"
+        engine = ("dprove" if spec.unit == "dot" else DEFAULT_ENGINE) if kind == "netlist" else "tempinduct"
         key = row_key(spec, kind, lib, engine, timeout, sources)
         if done.get(rid, {}).get("key") == key:
             continue
