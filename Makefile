@@ -44,6 +44,7 @@ regress:
 prove:
 	$(PY) -m fpforge prove all --jobs $(JOBS)
 	$(PY) -m fpforge prove dot --record --jobs $(JOBS)
+	$(PY) -m fpforge.sim.equiv_table
 
 bench:
 	$(PY) bench/bench_golden.py
@@ -58,6 +59,7 @@ bench:
 	$(PY) bench/sweep_flows.py
 	$(PY) bench/bench_goal.py
 	$(PY) bench/bench_ppa.py
+	$(PY) bench/bench_equiv.py
 
 clean:
 	rm -rf build .pytest_cache

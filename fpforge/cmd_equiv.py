@@ -15,6 +15,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers):
     from .sim.equiv import DEFAULT_TIMEOUT, ENGINES
+    from .sim.equiv_core import EQUIV_UNITS
     from .sim.equiv_stream import SEQ_ENGINES
     from .unitopts import add_unit_options
 
@@ -22,10 +23,10 @@ def add_parser(subparsers):
         "equiv", help="prove a unit's RTL equivalent to its netlist or another Verilog module (yosys + ABC)",
         description="Build a miter of fpforge's Verilog of the unit (gold) and a second design (gate) with yosys and "
                     "prove it with ABC: proved (exit 0), a counterexample replayed through the golden model and "
-                    "both designs (exit 1), or unknown after --timeout (exit 3). Combinational encoders and "
-                    "decoders; with --latency L, the stream unit against its combinational core followed by L "
-                    "registers (yosys sat -tempinduct).")
-    add_unit_options(p, units=("encoder", "decoder"))
+                    "both designs (exit 1), or unknown after --timeout (exit 3). Scalar and block encoders and "
+                    "decoders, dot-product units; with --latency L (a dot unit: --stages S), the stream unit "
+                    "against its combinational core followed by L registers (yosys sat -tempinduct).")
+    add_unit_options(p, units=EQUIV_UNITS)
     g = p.add_argument_group("equivalence")
     g.add_argument("--netlist", action="store_true",
                    help="against the unit's gate-level netlist after synthesis onto --liberty (cells read as "
@@ -39,7 +40,7 @@ def add_parser(subparsers):
                    help="liberty file or name (fpforge45, the default, or osu018): the library --netlist maps onto, "
                         "or the cells an --against netlist instantiates")
     g.add_argument("--engine", default=None, choices=list(ENGINES + SEQ_ENGINES),
-                   help="ABC engine: iprove (the miter; default), cec (&cec of the two designs) or dprove; with "
+                   help="ABC engine: iprove (the miter; default, dprove for a dot unit), cec (&cec of the two designs) or dprove; with "
                         "--latency: tempinduct (yosys SAT induction; default)")
     g.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds ABC may prove for before the result is unknown (default {DEFAULT_TIMEOUT:g})")
@@ -55,19 +56,22 @@ def _check(args):
     from .sim.equiv import ENGINES
     from .sim.equiv_stream import SEQ_ENGINES
 
-    if args.latency:
+    seq = args.latency or args.stages
+    opt = f"--latency {args.latency}" if args.latency else f"--stages {args.stages}"
+    with_opt = "--latency" if args.latency else opt
+    if seq:
         if args.netlist:
-            raise UsageError(f"--latency {args.latency} --netlist: sequential equivalence with the mapped netlist "
+            raise UsageError(f"{opt} --netlist: sequential equivalence with the mapped netlist "
                              "is not available; give no design (the generated stream unit) or --against FILE")
         if args.engine is not None and args.engine not in SEQ_ENGINES:
-            raise UsageError(f"--engine {args.engine} proves combinational units; with --latency valid: "
+            raise UsageError(f"--engine {args.engine} proves combinational units; with {with_opt} valid: "
                              f"{', '.join(SEQ_ENGINES)}")
     elif args.engine is not None and args.engine not in ENGINES:
         raise UsageError(f"--engine {args.engine} proves stream units (give --latency L); valid without "
                          f"--latency: {', '.join(ENGINES)}")
     if args.netlist and args.against is not None:
         raise UsageError("choose one of --netlist (the unit's mapped netlist) and --against FILE")
-    if not args.netlist and args.against is None and not args.latency:
+    if not args.netlist and args.against is None and not seq:
         raise UsageError("equiv needs the design to compare with: --netlist (the unit's mapped netlist) or "
                          "--against FILE (a Verilog module with the unit's ports)")
     if args.top is not None and args.against is None:
@@ -115,6 +119,18 @@ def _print(result, ports, cfg):
     print(f"  golden model:  {golden}")
     print(f"  gold (RTL):    {_values(result.gold_outputs, ports)}")
     print(f"  gate:          {_values(result.gate_outputs, ports)}   (differs in {', '.join(differ)})")
+    spec = cfg.get("spec")
+    if spec is not None and spec.unit not in ("encoder", "decoder"):
+        from .sim.equiv_golden import port_values
+
+        shown = port_values(spec, result.inputs)
+        if shown:
+            print(f"  inputs as values: {' '.join(f'{n}={v}' for n, v in shown.items())}")
+        for label, outs in (("golden model", result.golden), ("gold (RTL)", result.gold_outputs),
+                            ("gate", result.gate_outputs)):
+            shown = {n: v for n, v in port_values(spec, result.inputs, outs).items() if n in outs}
+            if shown:
+                print(f"  {label + ' as values:':<26}{' '.join(f'{n}={v}' for n, v in shown.items())}")
     if result.golden:
         wrong = [d for d, out in (("gold", result.gold_outputs), ("gate", result.gate_outputs)) if out != result.golden]
         print(f"  the golden model agrees with {'neither' if len(wrong) == 2 else 'gold' if wrong == ['gate'] else 'gate'}")
@@ -144,7 +160,7 @@ def _print_cycles(result, cfg):
 
 def run(args) -> int:
     from .sim.equiv import equiv, equiv_spec
-    from .sim.prove_unit import unit_config
+    from .sim.equiv_core import comb_spec, seq_latency
     from .unitopts import print_spec
     from .unitopts import unit_config as options_config
 
@@ -158,9 +174,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        import dataclasses
-
         spec = equiv_spec(cfg)
-        options = unit_config(dataclasses.replace(spec, latency=0))
-        _print(result, result.ports, dict(options, latency=spec.latency))
+        core = comb_spec(spec)
+        _print(result, result.ports, dict(core.as_options(), latency=seq_latency(spec), spec=core))
     return result.exit_code

@@ -41,7 +41,6 @@ from .equiv_core import (
     _check_args,
     _counterexample,
     _eval,
-    _golden,
     _input_bits,
     _miter_script,
     _run_abc,
@@ -53,20 +52,26 @@ from .equiv_core import (
 )
 from .equiv_stream import equiv_stream
 
+#: The default ABC engine of a dot unit, by measurement (bench/bench_equiv.py; docs/prove.md): dprove scales
+#: better with r than iprove (E4M3 r = 4: 26 s against 41 s) and cec did not decide r = 4 within 120 s.
+DOT_ENGINE = "dprove"
+
 __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "equiv", "equiv_spec"]
 
 
 def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=None,
           timeout=DEFAULT_TIMEOUT) -> EquivResult:
-    """Prove a combinational scalar encoder or decoder ``cfg`` (a spec or ``build_unit`` keywords)
+    """Prove a combinational unit ``cfg`` (a spec or ``build_unit`` keywords: a scalar or block encoder or
+    decoder, a dot-product unit)
     equivalent to its mapped netlist (``netlist=True``, onto ``liberty``: a path or ``fpforge45``/``osu018``,
     default fpforge45) or to the Verilog module ``top`` of the file ``against`` (default: its only module
     that no other instantiates; a netlist of library cells with ``liberty``).
 
-    A stream unit (``latency`` L >= 1 in ``cfg``) is proved equal to its combinational core followed by L
+    A stream unit (``latency`` L >= 1 in ``cfg``; a dot unit's ``stages``) is proved equal to its combinational core followed by L
     registers (:mod:`fpforge.sim.equiv_stream`): fpforge's generated stream unit when neither ``netlist`` nor
     ``against`` is given, else the module of ``against`` (same ports); ``engine`` ``tempinduct`` (default).
-    ``engine`` None is the first of ``ENGINES`` (combinational) or of ``SEQ_ENGINES`` (stream).
+    ``engine`` None is the first of ``ENGINES`` (combinational; :data:`DOT_ENGINE` for a dot unit) or of
+    ``SEQ_ENGINES`` (stream).
 
     Returns
     -------
@@ -77,23 +82,23 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
     Raises
     ------
     FpforgeValueError
-        A bad argument, a unit that is not combinational or not a scalar encoder/decoder, a file with no
+        A bad argument, a unit equiv does not handle (:func:`equiv_spec`), a file with no
         module or several candidates, ports that differ (each named), cells the library does not define.
     ToolMissing, ToolError
         No yosys-abc, or yosys/ABC failing on fpforge's own designs.
     """
     from ..hw.generate import build_unit, default_name, to_verilog
-    from .prove_unit import unit_config
+    from .equiv_core import seq_latency
+    from .equiv_golden import golden_outputs
     from .regress import ports_of
 
     t0 = time.perf_counter()
     spec = equiv_spec(cfg)
     if engine is None:
-        engine = SEQ_ENGINES[0] if spec.latency else ENGINES[0]
-    _check_args(netlist, against, liberty, top, engine, timeout, spec.latency)
-    if spec.latency:
+        engine = SEQ_ENGINES[0] if seq_latency(spec) else DOT_ENGINE if spec.unit == "dot" else ENGINES[0]
+    _check_args(netlist, against, liberty, top, engine, timeout, seq_latency(spec))
+    if seq_latency(spec):
         return equiv_stream(spec, against=against, top=top, liberty=liberty, engine=engine, timeout=timeout)
-    options = unit_config(spec)
     unit = build_unit(spec)
     name = default_name(unit)
     gold_text = to_verilog(unit, name)
@@ -154,6 +159,6 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
         gold_out, gate_out = _eval(work, inputs, outputs, {n: w for n, (_, w) in expected.items()})
         if gold_out == gate_out:
             raise ToolError(f"internal error: ABC's counterexample {inputs} gives the same outputs in both designs")
-        return EquivResult("counterexample", inputs=inputs, golden=_golden(options, expected, inputs),
+        return EquivResult("counterexample", inputs=inputs, golden=golden_outputs(spec, expected, inputs),
                            gold_outputs=gold_out, gate_outputs=gate_out, seconds=time.perf_counter() - t0, **base)
 

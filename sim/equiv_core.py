@@ -16,6 +16,8 @@ from ..jobs.lifeline import popen_kwargs
 
 __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "equiv_spec"]
 
+#: The units equiv compares.
+EQUIV_UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
 #: The ABC engines :func:`equiv` offers; the first is the default.
 ENGINES = ("iprove", "cec", "dprove")
 #: The sequential engines of a stream unit (``latency`` >= 1): :mod:`fpforge.sim.equiv_stream`.
@@ -107,32 +109,53 @@ def abc_binary() -> str:
 
 def equiv_spec(cfg):
     """The spec of ``cfg`` (a spec or ``build_unit`` keywords), checked for what equiv handles: scalar
-    encoders and decoders, combinational or (``latency`` >= 1) stream units.
+    encoders and decoders, block encoders and decoders (combinational, or stream units of ``latency`` >= 1),
+    dot-product units (combinational, or ``stages`` >= 1: a stream unit).
 
     Raises
     ------
     FpforgeValueError
-        Another unit, a block format, or a stream unit with ``sr`` rounding (its random source).
+        Another unit (``scaled-encoder``: a stream unit with no combinational core), a scalar unit of a block
+        format, a stream unit with ``sr`` rounding (its random source), a dot unit with ``io_registers`` or a
+        running ``amax`` (state that is not a pipeline of its combinational core).
     """
     from ..hw.spec import UnitSpec, as_spec
     from .prove_unit import unit_spec
 
     unit = cfg.unit if isinstance(cfg, UnitSpec) else cfg.get("unit") if isinstance(cfg, dict) else None
-    if unit not in ("encoder", "decoder"):
-        raise FpforgeValueError(f"fpforge equiv handles combinational scalar encoder and decoder units, not {unit!r}")
-    if isinstance(cfg, dict) and isinstance(cfg.get("format"), str):
+    if unit not in EQUIV_UNITS:
+        why = (" (a stream unit whose amax and scale registers are no pipeline of a combinational core)"
+               if unit == "scaled-encoder" else "")
+        raise FpforgeValueError(f"fpforge equiv handles {', '.join(EQUIV_UNITS)} units, not {unit!r}{why}")
+    if unit in ("encoder", "decoder") and isinstance(cfg, dict) and isinstance(cfg.get("format"), str):
         from ..golden import get_format
         from ..golden.contract import ScalarFormat
 
         fmt = get_format(cfg["format"])
         if not isinstance(fmt, ScalarFormat):
-            raise FpforgeValueError(f"fpforge equiv handles scalar narrow formats, not {fmt.name!r}")
+            raise FpforgeValueError(f"fpforge equiv handles scalar narrow formats, not {fmt.name!r} (a block "
+                                    f"format: its units are block-encoder and block-decoder)")
     spec = as_spec(cfg)
-    if spec.latency:
+    latency = seq_latency(spec)
+    if spec.unit == "dot":
+        if spec.io_registers:
+            raise FpforgeValueError("io_registers wraps the combinational dot unit in registers for area reports; "
+                                    "equiv compares the combinational unit: leave io_registers out")
+        if spec.amax:
+            raise FpforgeValueError("amax: the running amax is state, not a pipeline of the combinational unit; "
+                                    "equiv checks dot units without amax")
+        return spec
+    if spec.unit.startswith("block-"):
+        if latency and "sr" in (getattr(spec, "rounding", None) or ()):
+            raise FpforgeValueError(f"latency {latency}: sequential equivalence of a stream unit with sr "
+                                    "rounding (its random-number generator) is not available; equiv checks the "
+                                    "combinational sr unit (latency 0)")
+        return spec
+    if latency:
         import dataclasses
 
         if "sr" in (getattr(spec, "rounding", None) or ()):
-            raise FpforgeValueError(f"latency {spec.latency}: sequential equivalence of a stream unit with sr "
+            raise FpforgeValueError(f"latency {latency}: sequential equivalence of a stream unit with sr "
                                     "rounding (its random-number generator) is not available; equiv checks the "
                                     "combinational sr unit (latency 0)")
         equiv_spec(dataclasses.replace(spec, latency=0))
@@ -141,6 +164,21 @@ def equiv_spec(cfg):
         return unit_spec(cfg)
     except FpforgeValueError as e:
         raise FpforgeValueError(str(e).replace("fpforge prove", "fpforge equiv")) from None
+
+
+def seq_latency(spec) -> int:
+    """Cycles from input to output of the unit ``spec`` (0: combinational): ``latency``, or a dot unit's
+    ``stages`` (plus one register of an epilogue)."""
+    if spec.unit == "dot":
+        return spec.stages + (1 if spec.stages and (spec.scale or spec.out_format is not None) else 0)
+    return getattr(spec, "latency", 0) or 0
+
+
+def comb_spec(spec):
+    """The combinational core of the unit ``spec``: latency 0 (stages 0 for a dot unit)."""
+    import dataclasses
+
+    return dataclasses.replace(spec, **({"stages": 0} if spec.unit == "dot" else {"latency": 0}))
 
 
 def _check_args(netlist, against, liberty, top, engine, timeout, latency=0):

@@ -22,7 +22,6 @@ How:
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import tempfile
 import time
@@ -38,9 +37,10 @@ def _layouts(spec):
     read from the core's signature (the stream unit is built only when it is converted)."""
     from ..hw.generate import build_unit
     from ..hw.pipeline import payload_layouts
+    from .equiv_core import comb_spec
     from .ports import payload_fields
 
-    core = build_unit(dataclasses.replace(spec, latency=0))
+    core = build_unit(comb_spec(spec))
     ins, outs = payload_layouts(core.signature.members)
     return core, payload_fields(ins), payload_fields(outs)
 
@@ -155,10 +155,13 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
     from .equiv_core import EquivResult, _against_files, _aiger_header, _trusted, _yosys
 
     t0 = time.perf_counter()
-    latency = spec.latency
+    from .equiv_core import seq_latency
+
+    latency = seq_latency(spec)
     core, ins, outs = _layouts(spec)
     core_name = default_name(core)
-    stream_name = f"{core_name}_l{latency}"  # (default_name of the stream unit)
+    # (default_name of the stream unit, which is built only when it is converted)
+    stream_name = f"{core_name}_s{spec.stages}" if spec.unit == "dot" else f"{core_name}_l{latency}"
     expected = stream_ports(ins, outs)
     iw, ow = expected["i__payload"][1], expected["o__payload"][1]
     with tempfile.TemporaryDirectory(prefix="fpforge-equiv-") as tmp:
@@ -223,10 +226,9 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         golden = {}
         k = first["cycle"] - latency
         if first["gold"]["o_valid"] and k in trace and not any(c["rst"] for c in cycles[k - 1:first["cycle"] - 1]):
-            from .equiv_core import _golden
-            from .prove_unit import unit_config
+            from .equiv_core import comb_spec
+            from .equiv_golden import golden_outputs
 
-            cfg0 = unit_config(dataclasses.replace(spec, latency=0))
-            golden = _golden(cfg0, {}, cycles[k - 1]["inputs"])
+            golden = golden_outputs(comb_spec(spec), {}, cycles[k - 1]["inputs"])
         return EquivResult("counterexample", inputs=first["inputs"], golden=golden, gold_outputs=first["gold"],
                            gate_outputs=first["gate"], cycles=cycles, seconds=time.perf_counter() - t0, **base)

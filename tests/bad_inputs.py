@@ -679,7 +679,7 @@ _EQUIV_CASES = [
     ("equiv-timeout-word", [*_EQ, "--netlist", "--timeout", "soon"], "a number of seconds > 0, not 'soon'"),
     ("equiv-engine-unknown", [*_EQ, "--netlist", "--engine", "sat"], "invalid choice: 'sat' (choose from 'iprove', "
      "'cec', 'dprove', 'tempinduct')"),
-    ("equiv-unit-dot", ["equiv", "dot", "--preset", "mx9", "--netlist"], "invalid choice: 'dot'"),
+    ("equiv-unit-dot", ["equiv", "scaled-encoder", "-f", "e4m3", "--netlist"], "invalid choice: 'scaled-encoder'"),
     ("equiv-block-format", ["equiv", "encoder", "-f", "mx9", "--netlist"], "fpforge equiv handles scalar narrow "
      "formats, not 'mx9'"),
     ("equiv-top-without-against", [*_EQ, "--netlist", "--top", "m"], "--top names the module of --against FILE"),
@@ -747,6 +747,46 @@ _LATENCY_CASES = [
     ("equiv-latency-top-without-against", [*_EQL, "--top", "m"], "--top names the module of --against FILE"),
     ("equiv-latency-block-format", ["equiv", "encoder", "-f", "mx9", "--latency", "2"],
      "fpforge equiv handles scalar narrow formats, not 'mx9'"),
+]
+# `fpforge equiv` of block and dot units (issue 29, item 1): their ports named, --stages as a dot unit's latency.
+PLACE_FILES.update({
+    "eqdotnames": "module m(input [15:0] a, input [15:0] x, output [31:0] y); endmodule\n",
+    "eqdottwo": "module m(input [15:0] a, input [7:0] b, output [31:0] y); assign y = 0; endmodule\n"
+                "module n(input [15:0] a, input [15:0] b, output [31:0] y); assign y = 0; endmodule\n",
+    "eqbdecwidth": "module m(input [63:0] a, output [255:0] y); assign y = 0; endmodule\n",
+})
+_EQD = ["equiv", "dot", "--preset", "e4m3", "--r", "2", "--f", "32"]
+_EQUIV_UNIT_CASES = [
+    ("equiv-dot-no-design", _EQD, "equiv needs the design to compare with: --netlist"),
+    ("equiv-dot-timeout-zero", [*_EQD, "--netlist", "--timeout", "0"], "finite number of seconds > 0, not '0'"),
+    ("equiv-dot-timeout-negative", [*_EQD, "--netlist", "--timeout", "-1"], "finite number of seconds > 0, not '-1'"),
+    ("equiv-dot-latency", [*_EQD, "--latency", "2"], "a dot unit does not take latency (its depth is stages"),
+    ("equiv-dot-stages-netlist", [*_EQD, "--stages", "1", "--netlist"],
+     "--stages 1 --netlist: sequential equivalence with the mapped netlist is not available"),
+    ("equiv-dot-stages-engine", [*_EQD, "--stages", "1", "--engine", "cec"],
+     "--engine cec proves combinational units; with --stages 1 valid: tempinduct"),
+    ("equiv-dot-stages-too-many", [*_EQD, "--stages", "65"], "stages must be an integer in 0..64, not 65"),
+    ("equiv-dot-amax", [*_EQD, "--stages", "1", "--amax"], "amax: the running amax is state"),
+    ("equiv-dot-io-registers", [*_EQD, "--io-registers", "--netlist"], "io_registers wraps the combinational dot"),
+    ("equiv-dot-port-names", [*_EQD, "--against", "{eqdotnames}"],
+     "module m does not have the unit's ports: missing input b (16 bits); unexpected port x (input, 16 bits)"),
+    ("equiv-dot-two-candidates", [*_EQD, "--against", "{eqdottwo}"],
+     "eqdottwo.lib has 2 candidate top modules (m, n); choose one with --top"),
+    ("equiv-dot-port-width", [*_EQD, "--against", "{eqdottwo}", "--top", "m"],
+     "b is an input of 8 bits, expected an input of 16"),
+    ("equiv-dot-no-module", [*_EQD, "--against", "{eqnone}"], "eqnone.lib defines no Verilog module"),
+    ("equiv-dot-stages-comb-file", [*_EQD, "--stages", "2", "--against", "{eqdottwo}", "--top", "n"],
+     "module n has no register: it is combinational, not a stream unit of latency 2"),
+    ("equiv-block-scalar-format", ["equiv", "block-encoder", "-f", "e4m3", "--netlist"],
+     "'e4m3' is a scalar format; its units are encoder, decoder"),
+    ("equiv-block-port-width", ["equiv", "block-decoder", "-f", "mx4", "--against", "{eqbdecwidth}"],
+     "y is an output of 256 bits, expected an output of 512"),
+    ("equiv-block-latency-netlist", ["equiv", "block-decoder", "-f", "mx9", "--latency", "1", "--netlist"],
+     "--latency 1 --netlist: sequential equivalence with the mapped netlist is not available"),
+    ("equiv-block-latency-sr", ["equiv", "block-encoder", "-f", "mx9", "--latency", "1", "--rounding", "sr"],
+     "sequential equivalence of a stream unit with sr rounding"),
+    ("equiv-block-timeout-zero", ["equiv", "block-decoder", "-f", "mx9", "--netlist", "--timeout", "0"],
+     "finite number of seconds > 0, not '0'"),
 ]
 # Batch clusters through dask-jobqueue (issue 33, item 3; docs/sweep.md, "Clusters"): checked before any work.
 _CL = ["sweep", "small", "--cluster"]
@@ -1098,7 +1138,8 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _SIM_DESIGN_CASES)
              + _rows("", _ESTIMATE_CASES)
              + _rows("", _DATAPATH_CASES)
-             + _rows("", _PPA_REPORT_CASES))
+             + _rows("", _PPA_REPORT_CASES)
+             + _rows("", _EQUIV_UNIT_CASES))
 
 
 # -- Python API calls --------------------------------------------------------------------------------------
@@ -1591,8 +1632,8 @@ def _equiv_api_cases():
         ("equiv-top-not-str", lambda: equiv(e4m3, against="x.v", top=1), T, "top must be a Verilog module name"),
         ("equiv-latency", lambda: equiv(dict(e4m3, latency=2), netlist=True), V, "sequential equivalence against "
          "the mapped netlist (netlist=True) is not available"),
-        ("equiv-dot-unit", lambda: equiv({"unit": "dot", "format": "mx9", "r": 32, "f": 32}, netlist=True), V,
-         "fpforge equiv handles combinational scalar encoder and decoder units, not 'dot'"),
+        ("equiv-dot-unit", lambda: equiv({"unit": "scaled-encoder", "format": "e4m3"}, netlist=True), V,
+         "fpforge equiv handles encoder, decoder, block-encoder, block-decoder, dot units, not 'scaled-encoder'"),
         ("equiv-block-format", lambda: equiv({"unit": "encoder", "format": "mx9"}, netlist=True), V,
          "fpforge equiv handles scalar narrow formats, not 'mx9'"),
         ("equiv-liberty-unknown", lambda: equiv(e4m3, netlist=True, liberty="nangate"), V, "unknown liberty 'nangate'"),
@@ -1642,12 +1683,39 @@ def _latency_api_cases():
         ("equiv-latency-netlist-str", lambda: equiv(e4m3, netlist="no"), T, "netlist must be True or False"),
         ("equiv-latency-timeout-zero", lambda: equiv(e4m3, timeout=0), V, "finite number of seconds > 0, not 0"),
         ("equiv-latency-against-not-path", lambda: equiv(e4m3, against=3), T, "against must be a path"),
-        ("equiv-latency-dot", lambda: equiv({"unit": "dot", "format": "mx9", "r": 32, "f": 32, "stages": 2}), V,
-         "fpforge equiv handles combinational scalar encoder and decoder units, not 'dot'"),
+        ("equiv-latency-dot", lambda: equiv({"unit": "dot", "format": "mx9", "r": 32, "f": 32, "stages": 2,
+                                             "amax": True}), V, "amax: the running amax is state"),
     ]
 
 
 API_CASES += _latency_api_cases()
+
+
+def _equiv_unit_api_cases():
+    from fpforge.sim.equiv import equiv
+
+    dot = {"unit": "dot", "format": "e4m3", "r": 2, "f": 32}
+    V = ValueError
+    return [
+        ("equiv-unit-scaled-encoder", lambda: equiv({"unit": "scaled-encoder", "format": "e4m3"}, netlist=True), V,
+         "not 'scaled-encoder' (a stream unit whose amax and scale registers are no pipeline"),
+        ("equiv-unit-dot-io-registers", lambda: equiv(dict(dot, io_registers=True), netlist=True), V,
+         "io_registers wraps the combinational dot unit"),
+        ("equiv-unit-dot-amax", lambda: equiv(dict(dot, stages=1, amax=True)), V, "amax: the running amax is state"),
+        ("equiv-unit-dot-latency", lambda: equiv(dict(dot, latency=1), netlist=True), V,
+         "a dot unit does not take latency"),
+        ("equiv-unit-dot-stages-netlist", lambda: equiv(dict(dot, stages=2), netlist=True), V,
+         "latency 2: sequential equivalence against the mapped netlist (netlist=True) is not available"),
+        ("equiv-unit-dot-stages-engine", lambda: equiv(dict(dot, stages=1), engine="cec"), V,
+         "engine 'cec' proves combinational units; for latency 1 valid: tempinduct"),
+        ("equiv-unit-dot-timeout-zero", lambda: equiv(dot, netlist=True, timeout=0), V, "finite number of seconds"),
+        ("equiv-unit-block-stream-sr", lambda: equiv({"unit": "block-encoder", "format": "mx9", "latency": 1,
+                                                      "rounding": ["sr"]}), V, "stream unit with sr rounding"),
+        ("equiv-unit-dot-against-missing", lambda: equiv(dot, against="nodir/x.v"), V, "no such file"),
+    ]
+
+
+API_CASES += _equiv_unit_api_cases()
 
 
 def _rf_api_cases():

@@ -1,0 +1,180 @@
+"""The equivalence rows of the proof record (``make prove``; docs/prove.md, "Equivalence rows").
+
+Rows (:func:`equiv_rows`), from the units of the docs' area tables (:data:`fpforge.sweep.area.AREA_SPACES`):
+
+- every encoder, decoder, block encoder and block decoder (combinational core: latency 0, no I/O registers)
+  against its mapped netlist on ``fpforge45`` and on ``osu018`` (ABC, :data:`DEFAULT_ENGINE`);
+- every dot unit with r <= 16 (its combinational core) against its netlist on both libraries;
+- the stream units: every scalar and block unit at latency 1 and 2, every such dot unit at stages 1 and 2,
+  against its combinational core followed by the registers (yosys ``sat -tempinduct``).
+
+Each row is ``proved``, ``counterexample`` or ``unknown`` with the measured wall time (an ``unknown`` says
+why: the budget it ran out of). Rows are keyed by a hash of the unit's spec, the comparison, the engine, the
+budget and the sources of the equivalence code and the hardware generator, and kept in
+``docs/results/equiv.json``; a rerun skips a row whose key is unchanged. Run::
+
+    python -m fpforge.sim.equiv_table [--only SUBSTRING] [--limit N] [--timeout S] [--list]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["DEFAULT_ENGINE", "equiv_rows", "row_key", "run_rows", "table_markdown"]
+
+#: The ABC engine of the combinational rows (dprove for dot units: sim.equiv.DOT_ENGINE, by measurement).
+DEFAULT_ENGINE = "iprove"
+#: Seconds each row may prove for (ABC or sat -tempinduct) before it is ``unknown``.
+ROW_TIMEOUT = 600.0
+LIBERTIES = ("fpforge45", "osu018")
+_DOCS = Path(__file__).resolve().parent.parent / "docs" / "results" / "equiv.json"
+
+
+def _label(spec) -> str:
+    opts = {k: v for k, v in spec.as_options().items()
+            if k not in ("unit", "latency", "stages", "io_registers") and v is not False and v is not None}
+    return f"{spec.unit} " + " ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in opts.items())
+
+
+def equiv_rows() -> list:
+    """``[(row id, spec, kind, liberty)]``: ``kind`` ``netlist`` (with ``liberty``) or ``stream``."""
+    import dataclasses
+
+    from ..hw.spec import UnitSpec
+    from ..sweep.area import AREA_SPACES
+    from .equiv_core import EQUIV_UNITS
+
+    cores = {}
+    for make in AREA_SPACES.values():
+        for cfg in make().units():
+            if cfg.get("unit") not in EQUIV_UNITS:
+                continue
+            spec = UnitSpec.from_dict({k: v for k, v in cfg.items() if k != "name"})  # name: the module's
+            if spec.unit == "dot":
+                if spec.r > 16 or spec.amax:
+                    continue
+                spec = dataclasses.replace(spec, io_registers=False, stages=0)
+            else:
+                spec = dataclasses.replace(spec, latency=0)
+            cores[spec.sha256] = spec
+    rows = []
+    for spec in sorted(cores.values(), key=_label):
+        for lib in LIBERTIES:
+            rows.append((f"{_label(spec)} | netlist {lib}", spec, "netlist", lib))
+    for spec in sorted(cores.values(), key=_label):
+        if spec.unit != "dot" and "sr" in (getattr(spec, "rounding", None) or ()):
+            continue
+        for depth in (1, 2):
+            seq = dataclasses.replace(spec, **({"stages": depth} if spec.unit == "dot" else {"latency": depth}))
+            rows.append((f"{_label(spec)} | {'stages' if spec.unit == 'dot' else 'latency'} {depth}", seq,
+                         "stream", None))
+    return rows
+
+
+def _sources_digest() -> str:
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted([*root.glob("sim/equiv*.py"), *root.glob("hw/*.py"), *root.glob("synth/*.py")]):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def row_key(spec, kind, liberty, engine, timeout, sources=None) -> str:
+    text = json.dumps({"spec": spec.sha256, "kind": kind, "liberty": liberty, "engine": engine, "timeout": timeout,
+                       "sources": sources or _sources_digest()}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _load(path):
+    try:
+        return json.loads(Path(path).read_text()).get("rows", {})
+    except (OSError, ValueError):
+        return {}
+
+
+def _save(path, rows):
+    from ..cliutil import write_output
+
+    write_output(str(path), json.dumps({"rows": rows}, indent=1, sort_keys=True) + "\n")
+
+
+def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=True) -> dict:
+    """Run the rows whose id contains ``only`` (at most ``limit`` of them not already recorded with today's
+    key); record each as it finishes (atomically, in ``path``). Returns the recorded rows."""
+    from tqdm import tqdm
+
+    from .equiv import equiv
+
+    sources = _sources_digest()
+    done = _load(path)
+    todo = []
+    for rid, spec, kind, lib in equiv_rows():
+        if only and only not in rid:
+            continue
+        engine = ("dprove" if spec.unit == "dot" else DEFAULT_ENGINE) if kind == "netlist" else "tempinduct"
+        key = row_key(spec, kind, lib, engine, timeout, sources)
+        if done.get(rid, {}).get("key") == key:
+            continue
+        todo.append((rid, spec, kind, lib, engine, key))
+    todo = todo[:limit] if limit is not None else todo
+    for rid, spec, kind, lib, engine, key in tqdm(todo, desc="equiv rows", unit="row", disable=not progress):
+        t0 = time.perf_counter()
+        r = equiv(spec, netlist=kind == "netlist", liberty=lib, engine=engine, timeout=timeout)
+        done[rid] = {"key": key, "status": r.status, "engine": r.engine, "seconds": round(time.perf_counter() - t0, 1),
+                     "miter_ands": r.miter_ands, "reason": r.reason, "date": time.strftime("%Y-%m-%d"),
+                     "counterexample": r.inputs if r.status == "counterexample" else {}}
+        _save(path, done)
+    return done
+
+
+def table_markdown(rows=None, path=_DOCS) -> str:
+    """The equivalence rows as a markdown table (every row of :func:`equiv_rows`; rows not run say so)."""
+    rows = _load(path) if rows is None else rows
+    lines = ["| unit | comparison | result | engine | miter ANDs | seconds |", "|---|---|---|---|---|---|"]
+    n = {"proved": 0, "counterexample": 0, "unknown": 0, "not run": 0}
+    for rid, *_ in equiv_rows():
+        unit, comparison = rid.split(" | ")
+        rec = rows.get(rid)
+        if rec is None:
+            n["not run"] += 1
+            lines.append(f"| {unit} | {comparison} | not run | | | |")
+            continue
+        n[rec["status"]] += 1
+        status = rec["status"] + (f" ({rec['reason']})" if rec["reason"] else "")
+        lines.append(f"| {unit} | {comparison} | {status} | {rec['engine']} | {rec['miter_ands']:,} | "
+                     f"{rec['seconds']:.1f} |")
+    lines.append("")
+    lines.append(", ".join(f"{v} {k}" for k, v in n.items()))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m fpforge.sim.equiv_table", description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", default=None, help="rows whose id contains this text")
+    p.add_argument("--limit", type=int, default=None, help="run at most N rows")
+    p.add_argument("--timeout", type=float, default=ROW_TIMEOUT, help="seconds per row before it is unknown")
+    p.add_argument("--list", action="store_true", help="list the row ids and stop")
+    p.add_argument("--markdown", action="store_true", help="print the table (recorded rows) and stop")
+    args = p.parse_args(argv)
+    if args.limit is not None and args.limit < 1:
+        p.error(f"--limit must be a positive integer, not {args.limit}")
+    if not args.timeout > 0 or args.timeout == float("inf"):
+        p.error(f"--timeout must be a finite number of seconds > 0, not {args.timeout}")
+    if args.list:
+        for rid, *_ in equiv_rows():
+            print(rid)
+        return 0
+    if not args.markdown:
+        run_rows(only=args.only, limit=args.limit, timeout=args.timeout)
+    sys.stdout.write(table_markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
