@@ -155,7 +155,7 @@ def dot2_rtl():
 def test_pipelined_dot_proved_against_its_core(capsys):
     assert main(["equiv", "dot", "--preset", "e2m1", "--r", "2", "--f", "16", "--stages", "2"]) == 0
     out = capsys.readouterr().out
-    assert "fpforge_dot_e2m1_r2_f16 + 2 register stages vs generated fpforge_dot_e2m1_r2_f16_s2" in out
+    assert "fpforge_dot_e2m1_r2_f16_anch + 2 register stages vs generated fpforge_dot_e2m1_r2_f16_anch_s2" in out
     assert "proved by yosys sat -tempinduct" in out
 
 
