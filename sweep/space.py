@@ -64,15 +64,15 @@ import re
 import tomllib
 from pathlib import Path
 
-from ..golden import get_format
+from ..golden import get_format, list_formats
 from ..golden.block import BlockFormat, MXFormat, bdr
 from ..golden.checks import MAX_SEED
 from ..golden.dot import F_RANGE, MAX_R
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from .points import POINT_FIELDS, Point
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS", "PRESETS", "Space",
-           "from_dict", "grid_points", "load_space", "point", "preset_points"]
+__all__ = ["BDR_PRESETS", "DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS",
+           "OCP_PRESETS", "PRESETS", "Space", "from_dict", "grid_points", "load_space", "point", "preset_points"]
 
 DEFAULT_VECTORS = 10_000
 DEFAULT_SEED = 0
@@ -89,12 +89,15 @@ FLOWS = ("standard", "fast", "reuse", "flat")
 #: each factor relative to the FP8 unit at the same r and f. The last two need PPA (``ppa=True``, ``clock_ns``).
 COSTS = ("area-memory", "energy-memory", "area-delay")
 
-_BDR_PRESETS = ("mx9", "mx6", "mx4", "msfp12", "msfp16")
-_OCP_PRESETS = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
-#: Preset names a [[points]] table takes (besides any ``bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>``).
-#: Scalar elements with a dot-product unit of their own (not the FP8 unit): HiF8 and CFloat8.
+#: The registry's named BDR formats (MX9/6/4, MSFP12/16) and OCP MX formats, in registration order: a format
+#: registered as a BlockFormat or an MXFormat is a sweep preset of family bdr or ocp.
+BDR_PRESETS = tuple(n for n in list_formats("block") if type(get_format(n)) is BlockFormat)
+OCP_PRESETS = tuple(n for n in list_formats("block") if isinstance(get_format(n), MXFormat))
+#: Scalar elements with a dot-product unit of their own (not the FP8 unit): HiF8 and CFloat8 (a choice of
+#: the sweep: the other narrow floats of the registry are not points of its spaces).
 _OWN_UNIT_PRESETS = ("hif8", "cfloat8_143", "cfloat8_152")
-PRESETS = ("fp8", "e4m3", "e5m2", *_OWN_UNIT_PRESETS, *_BDR_PRESETS, *_OCP_PRESETS, "int8", "int4")
+#: Preset names a [[points]] table takes (besides any ``bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>``).
+PRESETS = ("fp8", "e4m3", "e5m2", *_OWN_UNIT_PRESETS, *BDR_PRESETS, *OCP_PRESETS, "int8", "int4")
 _KEYS = ("m", "k1", "d1", "k2", "d2")
 
 
@@ -150,7 +153,7 @@ def _block_presets() -> dict:
 
 def _bdr_point(fmt: BlockFormat, name=None) -> Point:
     fmt = _block_presets().get(fmt, fmt)
-    if name is None and fmt.name in _BDR_PRESETS:
+    if name is None and fmt.name in BDR_PRESETS:
         name = fmt.name
     return Point(name=name or fmt.name, family="bdr", m=fmt.m, k1=fmt.k1, d1=fmt.d1, k2=fmt.k2, d2=fmt.d2,
                 format=fmt.name, bits_per_element=float(fmt.bits_per_element))

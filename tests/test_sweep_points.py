@@ -61,3 +61,15 @@ def test_scale_bits_give_new_rows_and_leave_the_old():
     assert isinstance(counted, Row)
     assert counted["bits_per_element"] == 5.125 and row["bits_per_element"] == 5.0
     assert counted["scale_bits_counted"] is True and "scale_bits_counted" not in row
+
+
+def test_block_presets_are_the_registrys_block_formats():
+    from fpforge.golden import get_format, list_formats
+    from fpforge.golden.block import MXFormat
+    from fpforge.sweep.space import BDR_PRESETS, OCP_PRESETS, PRESETS
+
+    assert sorted(BDR_PRESETS + OCP_PRESETS) == sorted(list_formats("block"))
+    for name in BDR_PRESETS + OCP_PRESETS:
+        assert name in PRESETS
+        (p,) = preset_points(name)
+        assert (p.family, p.format, p.name) == ("ocp" if isinstance(get_format(name), MXFormat) else "bdr", name, name)
