@@ -68,7 +68,7 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
     if not (math.isfinite(tol) and tol >= 0):
         raise FpforgeValueError(f"tol must be a finite number of dB >= 0, not {tol!r}")
     if not isinstance(rows, (list, tuple)) or not all(isinstance(r, Mapping) for r in rows):
-        raise FpforgeTypeError(f"rows must be a list of rows (a sweep's Row records, or dicts), not {rows!r}"[:300])
+        raise FpforgeTypeError(f"rows must be a list of dicts or Rows (a sweep's rows), not {rows!r}"[:300])
     pts = [(r.get(x), r.get(y)) for r in rows]
     by_cost = {}
     for c, q in pts:
