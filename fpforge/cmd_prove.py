@@ -91,12 +91,13 @@ def _mismatch_line(m, cond, unit):
     import numpy as np
 
     from .golden import SOURCES
+    from .sim.prove_unit import prove_kind
 
     def fields(values):
         return " ".join(f"{k}={v:#0{2 + (unit.ports[k][1] + 3) // 4}x}" for k, v in values.items())
 
     a = f"a={m['a']:#0{2 + (unit.a_bits + 3) // 4}x}"
-    if unit.cfg["unit"] == "encoder":
+    if prove_kind(unit.cfg).encodes:
         src = SOURCES[unit.cfg["source"]]
         word = np.array([m["a"]], np.uint32 if src.bits == 32 else np.uint16)
         a += f" ({float(word.view(src.dtype)[0]):.9g})"

@@ -91,9 +91,9 @@ def _design(args):
     return UserDesign(files, language, args.top, ports)
 
 
-def _biases(args, cfg):
+def _biases(args, spec):
     from .cliutil import comma_list
-    from .golden import get_format
+    from .hw.spec import DecoderSpec, EncoderSpec
 
     if args.biases is None:
         return None
@@ -108,9 +108,10 @@ def _biases(args, cfg):
             raise UsageError(f"--biases takes a comma list of integers 0..63 or `all`, not {args.biases!r}") from None
         if any(b not in RUNTIME_BIASES for b in biases):
             raise UsageError(f"--biases takes integers in 0..63, not {args.biases!r}")
-    if cfg["unit"] not in ("encoder", "decoder") or not getattr(get_format(cfg["format"]), "runtime_bias", False):
+    # (the scalar units' cases take biases: sim.cases' EncoderSpec and DecoderSpec builders)
+    if not isinstance(spec, (EncoderSpec, DecoderSpec)) or not getattr(spec.descriptor, "runtime_bias", False):
         raise UsageError(f"--biases applies to run-time-bias formats (cfloat8_143, cfloat8_152, shp), not "
-                         f"{cfg.get('format')!r}")
+                         f"{spec.as_options().get('format')!r}")
     return biases
 
 
@@ -165,7 +166,7 @@ def run(args) -> int:
 
         for sim in (["verilator", "icarus"] if args.simulator == "all" else [args.simulator]):
             check_design_run(cfg, sim, design)
-    biases = _biases(args, cfg)
+    biases = _biases(args, spec)
     from .jobs.cache import check_environment
 
     if args.build_dir is not None and not args.build_dir.strip():

@@ -18,7 +18,7 @@ from .checks import check_descriptor_fields
 from .contract import BlockFormatLike
 from .errors import FpforgeTypeError, FpforgeValueError
 from .floatformat import FloatFormat
-from .formats import RESOLVERS, ROUNDING_MODES, get_format, register
+from .formats import RESOLVERS, ROUNDING_MODES, get_format, list_formats, register
 from .minifloat import code_dtype, decode, encode
 from .rounding import round_magnitude
 
@@ -473,8 +473,8 @@ MXFP6_E2M3 = _ocp("mxfp6_e2m3", get_format("e2m3"), "OCP MXFP6: 32 x E2M3 + E8M0
 MXFP4_E2M1 = _ocp("mxfp4_e2m1", get_format("e2m1"), "OCP MXFP4: 32 x E2M1 + E8M0 scale")
 MXINT8 = _ocp("mxint8", INT8, "OCP MXINT8: 32 x INT8 (2's complement, x 2^-6) + E8M0 scale")
 
-BLOCK_NAMES = ("mx9", "mx6", "mx4", "msfp12", "msfp16", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2",
-                "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
+#: The registered block formats (registration order: the BDR presets, then the OCP MX formats).
+BLOCK_NAMES = tuple(list_formats("block"))
 
 _BDR_NAME = re.compile(r"bdr_m(\d+)_k(\d+)_d(\d+)_k(\d+)_d(\d+)")
 

@@ -228,9 +228,12 @@ def write_section(name: str, markdown: str, *, command: str, path=None, data=Non
 
 
 def _plain(obj):
-    """numpy scalars and arrays as plain JSON values (anything else is refused, never stringified)."""
+    """numpy scalars and arrays, and typed records (a sweep's Point and Row: ``to_record()``), as plain JSON
+    values (anything else is refused, never stringified)."""
     if hasattr(obj, "tolist"):
         return obj.tolist()
+    if callable(getattr(obj, "to_record", None)):
+        return obj.to_record()
     raise FpforgeTypeError(f"a results section's data holds a {type(obj).__name__}, which JSON cannot hold: {obj!r}")
 
 

@@ -42,17 +42,18 @@ def _check_cfg(cfg, what, unit=False):
     """``cfg`` is a :class:`fpforge.hw.UnitSpec` or a dict of :func:`fpforge.hw.build_unit` keywords (with
     ``unit`` for :func:`unit_case`); anything else is one clear TypeError/ValueError."""
     from ..golden.errors import FpforgeTypeError, UnknownName
-    from ..hw.spec import UnitSpec
+    from ..hw.spec import SPECS, DotSpec, UnitSpec
 
     if isinstance(cfg, UnitSpec):
         return
     if not isinstance(cfg, dict):
         raise FpforgeTypeError(f"cfg of {what} must be a unit spec (fpforge.hw.UnitSpec) or a dict of build_unit "
                                f"keywords (spec.as_options()), not {cfg!r}"[:300])
-    units = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
-    if unit and cfg.get("unit") not in units:
+    units = tuple(kind.unit for kind in CASES)  # the spec classes a case is built for
+    kind = SPECS.get(cfg.get("unit")) if isinstance(cfg.get("unit"), str) else None
+    if unit and kind not in CASES:
         raise UnknownName(f"cfg['unit'] of {what} must be one of {', '.join(units)}, not {cfg.get('unit')!r}")
-    if "format" not in cfg and cfg.get("unit") != "dot":
+    if "format" not in cfg and kind is not DotSpec:
         raise UnknownName(f"cfg of {what} names no format (a 'format' key; see fpforge.golden.list_formats())")
 
 

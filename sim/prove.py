@@ -37,7 +37,7 @@ from ..golden.errors import FpforgeValueError, ToolError
 from ..jobs import Store, TaskFailure, cache_dir, executor, run_tasks
 from .cases import unit_format
 from .harness import HarnessRun, build_harness
-from .prove_unit import Condition, ProofUnit
+from .prove_unit import Condition, ProofUnit, prove_kind
 
 __all__ = ["BATCH", "CHUNK", "PROOF_SEED", "Condition", "ProofResult", "ProofUnit", "check_chunk", "golden_version",
            "prove", "prover_version", "ProofGolden"]
@@ -116,7 +116,8 @@ class ProofGolden:
         self.fields = {n: spec.field(n)[0] for n, _ in spec.outputs}
         self.out_bits = sum(w for _, w in spec.outputs)
         self.rand_bits = spec.rand_bits
-        if cfg["unit"] == "encoder":
+        self.encodes = prove_kind(cfg).encodes
+        if self.encodes:
             src = SOURCES[cfg.get("source", "fp32")]
             self.word = np.uint32 if src.bits == 32 else np.uint16
             self.src = src
@@ -133,7 +134,7 @@ class ProofGolden:
         them (``sr``)."""
         a = np.arange(start, start + n, dtype=self.word)
         draws = None
-        if self.cfg["unit"] == "encoder":
+        if self.encodes:
             if self.cond.mode == "sr":
                 draws = random_bits(seed, n, self.rand_bits, start=start)
             y, flags = encode_with_flags(self.fmt, a.view(self.src.dtype), rand=draws, **self.kwargs)

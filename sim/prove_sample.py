@@ -57,9 +57,10 @@ def sample_segments(cfg, *, seed=0) -> list:
     """``[(start, count), ...]``: the sorted, disjoint input slices the unit ``cfg`` is checked on (see the
     module docstring); the whole domain for 16-bit sources and decoders."""
     from .cases import unit_format
+    from .prove_unit import prove_kind
 
     fmt = unit_format(cfg)
-    if cfg["unit"] == "decoder":
+    if not prove_kind(cfg).encodes:
         return [(0, 1 << fmt.bits)]
     source = cfg.get("source", "fp32")
     if SOURCES[source].bits == 16:
@@ -166,7 +167,7 @@ def _expected(golden, a, draws):
     """Expected records of the patterns ``a`` (draws ``draws`` for ``sr``): one golden call per condition."""
     from ..golden import decode_bits, encode_with_flags
 
-    if golden.cfg["unit"] == "encoder":
+    if golden.encodes:
         rand = draws if golden.cond.mode == "sr" else None
         y, flags = encode_with_flags(golden.fmt, a.astype(golden.word).view(golden.src.dtype), rand=rand,
                                      **golden.kwargs)

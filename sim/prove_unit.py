@@ -19,14 +19,61 @@ from typing import NamedTuple
 from ..golden import ROUNDING_MODES, RUNTIME_BIASES, SOURCES, get_format
 from ..golden.contract import ScalarFormat
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
-from ..hw.spec import UnitSpec, as_spec
+from ..hw.spec import SPECS, DecoderSpec, EncoderSpec, UnitSpec, as_spec
 from .harness import HarnessSpec, module_ports
 
-__all__ = ["DEFAULT_BIASES", "Condition", "ProofUnit", "check_port_map", "conditions_of", "domain_of", "port_map_wrapper", "unit_config",
+__all__ = ["DEFAULT_BIASES", "PROVE_KINDS", "Condition", "ProofUnit", "ProveKind", "prove_kind", "check_port_map", "conditions_of", "domain_of", "port_map_wrapper", "unit_config",
            "unit_spec"]
 
 #: Biases an encoder of a run-time-bias format is proved at when none are given (the issue's record).
 DEFAULT_BIASES = (0, 7, 31, 63)
+
+
+class ProveKind(NamedTuple):
+    """What the prover does with the units of one spec class (:data:`PROVE_KINDS`)."""
+
+    #: True: the input port takes a source float word (``cfg["source"]``), the golden model encodes it
+    #: (``encode_with_flags``: outputs y and flags) under each rounding x saturate condition; False: it takes a
+    #: code of the format and the golden model decodes it (``decode_bits`` to ``cfg["target"]``: output y).
+    encodes: bool
+    #: Biases a run-time-bias format is proved at when none are given.
+    default_biases: tuple
+
+    def input_bits(self, cfg) -> int:
+        """Bits of the input word of the unit ``cfg`` (its keyword form, :func:`unit_config`)."""
+        return SOURCES[cfg["source"]].bits if self.encodes else get_format(cfg["format"]).bits
+
+    def describe(self, cfg) -> str:
+        if not self.encodes:
+            return f"decoder {cfg['format']} -> {cfg['target']}"
+        return (f"encoder {cfg['source']} -> {cfg['format']}, rounding {','.join(cfg['rounding'])}, saturate "
+                f"{cfg['saturate']}")
+
+
+#: The units the prover handles, by spec class: scalar encoders and decoders.
+PROVE_KINDS = {EncoderSpec: ProveKind(True, DEFAULT_BIASES), DecoderSpec: ProveKind(False, tuple(RUNTIME_BIASES))}
+
+
+def _spec_class(cfg):
+    """The spec class of ``cfg``: a spec's own, or the one its keyword/JSON form names (``SPECS``)."""
+    if isinstance(cfg, UnitSpec):
+        return type(cfg)
+    return SPECS.get(cfg.get("unit")) if isinstance(cfg, dict) else None
+
+
+def prove_kind(cfg) -> ProveKind:
+    """The prover's facts of ``cfg``'s spec class (a spec, or its keyword/JSON form).
+
+    Raises
+    ------
+    FpforgeValueError
+        Not a scalar encoder or decoder.
+    """
+    kind = PROVE_KINDS.get(_spec_class(cfg))
+    if kind is None:
+        unit = cfg.unit if isinstance(cfg, UnitSpec) else cfg.get("unit") if isinstance(cfg, dict) else None
+        raise FpforgeValueError(f"fpforge prove handles scalar encoder and decoder units, not {unit!r}")
+    return kind
 
 
 class Condition(NamedTuple):
@@ -64,9 +111,7 @@ def unit_spec(cfg):
     FpforgeValueError
         Not a combinational scalar encoder or decoder.
     """
-    unit = cfg.unit if isinstance(cfg, UnitSpec) else cfg.get("unit") if isinstance(cfg, dict) else None
-    if unit not in ("encoder", "decoder"):
-        raise FpforgeValueError(f"fpforge prove handles scalar encoder and decoder units, not {unit!r}")
+    prove_kind(cfg)
     if not isinstance(cfg, UnitSpec) and isinstance(cfg.get("format"), str):
         _check_scalar(get_format(cfg["format"]))  # the prover's message before the spec's
     spec = as_spec(cfg)
@@ -87,7 +132,7 @@ def unit_config(cfg) -> dict:
     (the spec's :meth:`~fpforge.hw.spec.UnitSpec.as_options`; ``saturate`` spelled ``off``/``on``/``runtime``),
     checked for what the prover handles (:func:`unit_spec`)."""
     cfg = unit_spec(cfg).as_options()
-    if cfg["unit"] == "encoder":
+    if prove_kind(cfg).encodes:
         cfg["saturate"] = {False: "off", True: "on"}.get(cfg["saturate"], cfg["saturate"])
     return cfg
 
@@ -96,8 +141,7 @@ def domain_of(cfg) -> int:
     """Number of input patterns of the unit ``cfg``: 2**(source bits) for an encoder, 2**(code bits) for a
     decoder."""
     cfg = unit_config(cfg)
-    bits = SOURCES[cfg["source"]].bits if cfg["unit"] == "encoder" else get_format(cfg["format"]).bits
-    return 1 << bits
+    return 1 << prove_kind(cfg).input_bits(cfg)
 
 
 def conditions_of(cfg, biases=None) -> list:
@@ -110,6 +154,7 @@ def conditions_of(cfg, biases=None) -> list:
         Biases outside 0..63, or biases for a fixed-bias format.
     """
     cfg = unit_config(cfg)
+    kind = prove_kind(cfg)
     fmt = get_format(cfg["format"])
     runtime = getattr(fmt, "runtime_bias", False)
     if biases is not None:
@@ -120,9 +165,9 @@ def conditions_of(cfg, biases=None) -> list:
         if bad or not biases:
             raise FpforgeValueError(f"biases must be integers in 0..63, not {bad[0] if bad else 'none'!r}")
     elif runtime:
-        biases = DEFAULT_BIASES if cfg["unit"] == "encoder" else tuple(RUNTIME_BIASES)
+        biases = kind.default_biases
     bias_list = biases if runtime else (None,)
-    if cfg["unit"] == "decoder":
+    if not kind.encodes:
         return [Condition(bias=b) for b in bias_list]
     sat = cfg["saturate"]
     sats = (0, 1) if sat == "runtime" else ((1,) if sat == "on" else (0,))
@@ -281,10 +326,7 @@ class ProofUnit:
         return conditions_of(self.cfg, biases)
 
     def describe(self) -> str:
-        c = self.cfg
-        if c["unit"] == "decoder":
-            return f"decoder {c['format']} -> {c['target']}"
-        return f"encoder {c['source']} -> {c['format']}, rounding {','.join(c['rounding'])}, saturate {c['saturate']}"
+        return prove_kind(self.cfg).describe(self.cfg)
 
 
 def _check_ports(what, actual, expected):

@@ -159,7 +159,8 @@ def estimate(space, *, workers=None, cache=None, synth=True) -> Estimate:
     """
     from ..jobs import MISSING, Store, cache_dir, task_key
     from .evaluate import area_key, unit_spec, verilog_key
-    from .run import _FP8, _area, evaluate
+    from .points import FP8_BASELINE
+    from .run import _area, evaluate
     from .space import Space, load_space
 
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
@@ -188,7 +189,7 @@ def estimate(space, *, workers=None, cache=None, synth=True) -> Estimate:
     if synth:
         for p, r, f in cells:
             f = 24 if f == "auto" else f  # (the auto width is known after QSNR only: estimated at f = 24)
-            for pt in (p, _FP8):
+            for pt in (p, FP8_BASELINE):
                 spec = unit_spec(pt, r, f)
                 units.setdefault(spec.sha256, (r, pt["m"], pt["k1"], _area(space, spec)))
     reuse = space.flow == "reuse"

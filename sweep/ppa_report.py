@@ -18,6 +18,7 @@ from pathlib import Path
 from ..jobs import write_atomic
 from ..jobs.results import RESULTS_PATH, markdown_table, write_section
 from .plot import LABELS, plot_pareto
+from .points import Row
 from .table import SweepResult, cost_of, pareto_groups, rf_group
 
 __all__ = ["PPA_SECTION_PREFIX", "energy_view", "ppa_markdown", "ppa_data", "write_ppa_results"]
@@ -37,9 +38,8 @@ def energy_view(result) -> SweepResult:
     """``result`` with cost = energy × memory relative to FP8 and the Pareto flags on that cost (the energy
     frontier), whatever cost it was run with (a reading of the same measurements: nothing is measured)."""
     sp = result.space.with_(cost="energy-memory")
-    rows = [dict(r, cost=cost_of(r, "energy-memory")) for r in result.rows]
-    for r, on in zip(rows, pareto_groups(rows, sp)):
-        r["pareto"] = on
+    rows = [Row.from_record(r).with_(cost=cost_of(r, "energy-memory")) for r in result.rows]
+    rows = [r.with_(pareto=on) for r, on in zip(rows, pareto_groups(rows, sp))]
     return SweepResult(sp, rows, list(result.failures), dict(result.stats))
 
 

@@ -9,12 +9,13 @@ import time
 from ..golden.errors import FpforgeTypeError
 from ..jobs import Executor, Store, TaskFailure, cache_dir, canonical_json, run_tasks, task_key
 from .evaluate import area_key, area_task, numerics_key, numerics_task, task_unit, unit_spec, verilog_key, verilog_task
+from .points import FP8_BASELINE, Row
 from .space import Space, load_space
 from .table import SweepResult, cost_of, memory_rel, pareto_groups, with_scale_bits
 
 __all__ = ["evaluate", "run"]
 
-_FP8 = dict(family="fp", format="e4m3", m=3, k1=1, k2=1, d1=None, d2=4)
+_FP8 = FP8_BASELINE  # (the name the estimate and the benches import)
 
 
 _TASKS = {"numerics": (numerics_task, numerics_key), "verilog": (verilog_task, verilog_key),
@@ -34,8 +35,7 @@ def _key(task):
 
 
 def _numerics(space, p, auto_r=None):
-    point = {k: v for k, v in p.items() if k != "name"}  # the name does not change the numbers
-    task = dict(kind="numerics", point=point, vectors=space.vectors, seed=space.seed)
+    task = dict(kind="numerics", point=p.numerics_record(), vectors=space.vectors, seed=space.seed)
     if auto_r:
         task["auto_r"] = auto_r
     return task
@@ -210,9 +210,8 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
         if errors:
             row["error"] = "; ".join(errors)
             failures.append((_cell_name(space, row), row["error"]))
-        rows.append(row)
-    for row, on in zip(rows, pareto_groups(rows, space)):
-        row["pareto"] = on
+        rows.append(Row.from_record(row))
+    rows = [row.with_(pareto=on) for row, on in zip(rows, pareto_groups(rows, space))]
     rows = with_scale_bits(rows, False, space)  # (the qsnr_scale and scale_bits_counted columns; nothing moves)
     stats.update(seconds=time.monotonic() - t0, corrupt=(store.corrupt - corrupt0) if store else 0,
                  failed=sum(isinstance(o, TaskFailure) for o in results.values()))

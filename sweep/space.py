@@ -36,7 +36,8 @@ every value of a grid giving at least one point), keys a family ignores and name
 (lowercase: ``"AUTO"`` is refused with the spelling). Every error reads ``FILE: [table] key: what is wrong
 (valid: ...)``. Grids are counted before they are expanded (:data:`LARGE_GRID`, :data:`MAX_POINTS`).
 
-A point is a plain dict (``name, family, m, k1, d1, k2, d2, format, bits_per_element``); families:
+A point is a :class:`~fpforge.sweep.points.Point` (``name, family, m, k1, d1, k2, d2, format,
+bits_per_element``; frozen, read like a mapping too); families:
 
 * ``bdr`` — BDR(m, k1, d1, k2, d2) (MX9/MX6/MX4, MSFP12/16 and any other); a grid keeps only the
   combinations where k2 divides k1 and, with d2 > 0, k2 < k1 (a single sub-block's shift is always 0);
@@ -63,14 +64,15 @@ import re
 import tomllib
 from pathlib import Path
 
-from ..golden import get_format
+from ..golden import get_format, list_formats
 from ..golden.block import BlockFormat, MXFormat, bdr
 from ..golden.checks import MAX_SEED
 from ..golden.dot import F_RANGE, MAX_R
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from .points import POINT_FIELDS, Point
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS", "PRESETS", "Space",
-           "from_dict", "grid_points", "load_space", "point", "preset_points"]
+__all__ = ["BDR_PRESETS", "DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS",
+           "OCP_PRESETS", "PRESETS", "Space", "from_dict", "grid_points", "load_space", "point", "preset_points"]
 
 DEFAULT_VECTORS = 10_000
 DEFAULT_SEED = 0
@@ -87,12 +89,15 @@ FLOWS = ("standard", "fast", "reuse", "flat")
 #: each factor relative to the FP8 unit at the same r and f. The last two need PPA (``ppa=True``, ``clock_ns``).
 COSTS = ("area-memory", "energy-memory", "area-delay")
 
-_BDR_PRESETS = ("mx9", "mx6", "mx4", "msfp12", "msfp16")
-_OCP_PRESETS = ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
-#: Preset names a [[points]] table takes (besides any ``bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>``).
-#: Scalar elements with a dot-product unit of their own (not the FP8 unit): HiF8 and CFloat8.
+#: The registry's named BDR formats (MX9/6/4, MSFP12/16) and OCP MX formats, in registration order: a format
+#: registered as a BlockFormat or an MXFormat is a sweep preset of family bdr or ocp.
+BDR_PRESETS = tuple(n for n in list_formats("block") if type(get_format(n)) is BlockFormat)
+OCP_PRESETS = tuple(n for n in list_formats("block") if isinstance(get_format(n), MXFormat))
+#: Scalar elements with a dot-product unit of their own (not the FP8 unit): HiF8 and CFloat8 (a choice of
+#: the sweep: the other narrow floats of the registry are not points of its spaces).
 _OWN_UNIT_PRESETS = ("hif8", "cfloat8_143", "cfloat8_152")
-PRESETS = ("fp8", "e4m3", "e5m2", *_OWN_UNIT_PRESETS, *_BDR_PRESETS, *_OCP_PRESETS, "int8", "int4")
+#: Preset names a [[points]] table takes (besides any ``bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>``).
+PRESETS = ("fp8", "e4m3", "e5m2", *_OWN_UNIT_PRESETS, *BDR_PRESETS, *OCP_PRESETS, "int8", "int4")
 _KEYS = ("m", "k1", "d1", "k2", "d2")
 
 
@@ -146,35 +151,35 @@ def _block_presets() -> dict:
     return {f: f for f in fmts if isinstance(f, BlockFormat)}
 
 
-def _bdr_point(fmt: BlockFormat, name=None) -> dict:
+def _bdr_point(fmt: BlockFormat, name=None) -> Point:
     fmt = _block_presets().get(fmt, fmt)
-    if name is None and fmt.name in _BDR_PRESETS:
+    if name is None and fmt.name in BDR_PRESETS:
         name = fmt.name
-    return dict(name=name or fmt.name, family="bdr", m=fmt.m, k1=fmt.k1, d1=fmt.d1, k2=fmt.k2, d2=fmt.d2,
+    return Point(name=name or fmt.name, family="bdr", m=fmt.m, k1=fmt.k1, d1=fmt.d1, k2=fmt.k2, d2=fmt.d2,
                 format=fmt.name, bits_per_element=float(fmt.bits_per_element))
 
 
-def _ocp_point(fmt: MXFormat, name=None) -> dict:
+def _ocp_point(fmt: MXFormat, name=None) -> Point:
     if fmt.is_int:
         m, k2, d2 = fmt.element.bits - 1, fmt.k1, 0
     else:
         m, k2, d2 = fmt.element.mbits, 1, fmt.element.ebits
-    return dict(name=name or fmt.name, family="ocp", m=m, k1=fmt.k1, d1=8, k2=k2, d2=d2, format=fmt.name,
+    return Point(name=name or fmt.name, family="ocp", m=m, k1=fmt.k1, d1=8, k2=k2, d2=d2, format=fmt.name,
                 bits_per_element=float(fmt.bits_per_element))
 
 
-def _fp_point(fmt_name, name=None) -> dict:
+def _fp_point(fmt_name, name=None) -> Point:
     fmt = get_format(fmt_name)
     ebits = getattr(fmt, "ebits", None)
     if ebits is None:  # HiF8: the bits of a sign-magnitude exponent covering its range -emax..emax
         ebits = (2 * fmt.emax + 1).bit_length()
-    return dict(name=name or fmt.name, family="fp", m=fmt.mbits, k1=1, d1=None, k2=1, d2=ebits,
+    return Point(name=name or fmt.name, family="fp", m=fmt.mbits, k1=1, d1=None, k2=1, d2=ebits,
                 format=fmt.name, bits_per_element=float(fmt.bits))
 
 
-def _int_point(m, name=None) -> dict:
+def _int_point(m, name=None) -> Point:
     _int("m", m, 1, 24, "int point ")
-    return dict(name=name or f"int{m + 1}", family="int", m=m, k1=VECTOR_LENGTH, d1=32, k2=VECTOR_LENGTH, d2=0,
+    return Point(name=name or f"int{m + 1}", family="int", m=m, k1=VECTOR_LENGTH, d1=32, k2=VECTOR_LENGTH, d2=0,
                 format=f"int{m + 1}", bits_per_element=float(m + 1))
 
 
@@ -217,7 +222,7 @@ def preset_points(preset: str, name=None, where="", table="") -> list:
     return pts
 
 
-def point(family="bdr", *, name=None, m=None, k1=None, d1=8, k2=None, d2=0) -> dict:
+def point(family="bdr", *, name=None, m=None, k1=None, d1=8, k2=None, d2=0) -> Point:
     """One point from explicit parameters (``family`` bdr or int; see the module docstring). An int point
     takes only ``m``: k1, d1, k2 and d2 are fixed by the family and refused, not ignored."""
     if family == "int":
@@ -396,7 +401,7 @@ def _dedupe(points, where="", labels=None):
 
 class Space:
     """A design space: ``name``, ``r``, ``f`` (int or ``"auto"``), ``vectors``, ``seed``, ``liberty`` (path
-    or None), ``abc_script`` (or None), ``flow`` (:data:`FLOWS`), ``points`` (list of point dicts), ``description``, ``kind``
+    or None), ``abc_script`` (or None), ``flow`` (:data:`FLOWS`), ``points`` (list of :class:`~fpforge.sweep.points.Point`), ``description``, ``kind``
     (``"dot"``: the Fig. 7 sweep; area-table spaces are :class:`fpforge.sweep.area.AreaSpace`). ``where`` and
     ``labels`` (each point's table) only word the errors of a space file."""
 
@@ -439,9 +444,10 @@ class Space:
                            "a string")
         self.description = description
         if not isinstance(points, (list, tuple)) or not all(
-                isinstance(p, dict) and {"name", "family", "format", "k1"} <= p.keys() for p in points):
+                isinstance(p, Point) or (isinstance(p, dict) and set(POINT_FIELDS) <= p.keys()) for p in points):
             raise _problem(FpforgeTypeError, where, "", "points", f"must be a list of points, not {_show(points)}",
-                           "dicts from fpforge.sweep.point or preset_points")
+                           "Points from fpforge.sweep.point or preset_points")
+        points = [Point.from_record(p) for p in points]
         self.points = _dedupe(points, where, labels)
         if not self.points:
             raise _problem(FpforgeValueError, where, "", "", f"space {name!r} has no points",

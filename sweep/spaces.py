@@ -4,12 +4,12 @@ tables of the docs (``area-fp8``, ``area-hif8``, ``area-cfloat``, ``area-block``
 
 from __future__ import annotations
 
-from .space import Space, grid_points, preset_points, register_spaces
+from .space import OCP_PRESETS, Space, grid_points, preset_points, register_spaces
 
 __all__ = ["SPACES", "named_ppa", "paper", "paper_rf", "paper_sample", "small"]
 
 #: The OCP MX formats and the FP8/INT baselines every Fig. 7 space shows.
-_REFERENCE = ("fp8", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
+_REFERENCE = ("fp8", *OCP_PRESETS)
 
 
 def _presets(*names):

@@ -7,10 +7,12 @@ import io
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from ..jobs import write_atomic
+from .points import ROW_FIELDS, Row
 
 __all__ = ["COLUMNS", "COST_LABELS", "SCALE_BITS", "SCALED_FAMILIES", "SweepResult", "cost_of", "memory_accesses",
            "memory_rel", "pareto", "pareto_groups", "read_csv", "rf_group", "with_scale_bits"]
@@ -65,8 +67,8 @@ def pareto(rows, x="cost", y="qsnr_db", tol=0.01) -> list:
         raise FpforgeTypeError(f"tol must be a number of dB, not {type(tol).__name__}")
     if not (math.isfinite(tol) and tol >= 0):
         raise FpforgeValueError(f"tol must be a finite number of dB >= 0, not {tol!r}")
-    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, dict) for r in rows):
-        raise FpforgeTypeError(f"rows must be a list of dicts (a sweep's rows), not {rows!r}"[:300])
+    if not isinstance(rows, (list, tuple)) or not all(isinstance(r, Mapping) for r in rows):
+        raise FpforgeTypeError(f"rows must be a list of dicts or Rows (a sweep's rows), not {rows!r}"[:300])
     pts = [(r.get(x), r.get(y)) for r in rows]
     by_cost = {}
     for c, q in pts:
@@ -123,8 +125,8 @@ def pareto_groups(rows, space=None, **kw) -> list:
 def _scale_columns(row, counted):
     """``row`` with its ``qsnr_scale`` and ``scale_bits_counted`` (None for formats that hold their scales)."""
     scaled = row.get("family") in SCALED_FAMILIES
-    return dict(row, qsnr_scale="fp32_per_vector" if scaled else "in_format",
-                scale_bits_counted=bool(counted) if scaled else None)
+    return Row.from_record(row).with_(qsnr_scale="fp32_per_vector" if scaled else "in_format",
+                                      scale_bits_counted=bool(counted) if scaled else None)
 
 
 def with_scale_bits(rows, counted, space=None) -> list:
@@ -132,7 +134,7 @@ def with_scale_bits(rows, counted, space=None) -> list:
     per element are the format's, as the paper counts them) or True (+32 bits per 256-value vector, 0.125 per
     element, in their bits, memory and cost). The other points are unchanged; the frontier is recomputed
     when anything moved (per (r, f) group of ``space``, :func:`pareto_groups`). Rows already in that reading are
-    returned as they are (new dicts)."""
+    returned as they are (:class:`~fpforge.sweep.points.Row`)."""
     if not isinstance(counted, bool):
         raise FpforgeTypeError(f"counted must be True or False, not {counted!r}")
     from .space import VECTOR_LENGTH
@@ -140,17 +142,16 @@ def with_scale_bits(rows, counted, space=None) -> list:
     per = SCALE_BITS / VECTOR_LENGTH
     out, moved = [], False
     for r in rows:
-        r = dict(r)
+        r = Row.from_record(r)
         if r.get("family") in SCALED_FAMILIES and bool(r.get("scale_bits_counted")) != counted:
-            r["bits_per_element"] = r["bits_per_element"] + (per if counted else -per)
-            r["memory_rel"] = memory_rel(r["bits_per_element"])
+            bits = r["bits_per_element"] + (per if counted else -per)
+            r = r.with_(bits_per_element=bits, memory_rel=memory_rel(bits))
             if r.get("area_rel") is not None:
-                r["cost"] = cost_of(r, getattr(space, "cost", "area-memory"))
+                r = r.with_(cost=cost_of(r, getattr(space, "cost", "area-memory")))
             moved = True
         out.append(_scale_columns(r, counted))
     if moved:
-        for r, on in zip(out, pareto_groups(out, space)):
-            r["pareto"] = on
+        out = [r.with_(pareto=on) for r, on in zip(out, pareto_groups(out, space))]
     return out
 
 
@@ -207,6 +208,8 @@ def _csv_row(raw, name, line):
     for k, v in raw.items():
         if k is None:
             raise FpforgeValueError(f"{name} line {line}: more values than columns")
+        if k not in ROW_FIELDS:  # a column no sweep writes: not part of a row (csv() writes COLUMNS)
+            continue
         kind = _CSV_TYPES.get(k, str)
         if v is None:
             raise FpforgeValueError(f"{name} line {line}: fewer values than columns")
@@ -250,8 +253,8 @@ class SweepResult:
     Members
     -------
     space : Space
-    rows : list of dict
-        One per point, in the space's order, with :data:`COLUMNS` and ``synth_s``/``synth_cpu_s`` (seconds
+    rows : list of Row
+        One per point (:class:`~fpforge.sweep.points.Row`), in the space's order, with :data:`COLUMNS` and ``synth_s``/``synth_cpu_s`` (seconds
         the unit's synthesis took when it was computed), ``yosys`` and ``verilog_sha256``.
     failures : list of (name, message)
     stats : dict
@@ -306,7 +309,7 @@ class SweepResult:
         sp = self.space
         head = dict(space=sp.name, r=sp.r, f=sp.f, vectors=sp.vectors, seed=sp.seed, points=len(self.rows),
                     failed=len(self.failures))
-        return json.dumps(dict(**head, rows=self.rows), indent=1, sort_keys=False, allow_nan=False,
+        return json.dumps(dict(**head, rows=[r.to_record() for r in self.rows]), indent=1, sort_keys=False, allow_nan=False,
                           default=str) + "\n"
 
     def write_csv(self, path):

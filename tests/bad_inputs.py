@@ -1968,3 +1968,29 @@ def _datapath_api_cases():
 
 
 API_CASES += _datapath_api_cases()
+
+
+def _typed_sweep_api_cases():
+    """The sweep's typed records and the prover's spec-class table (issue 32, item 4): a column no row has, a
+    point missing its fields, a unit the prover has no kind for."""
+    from fpforge.hw.spec import DotSpec
+    from fpforge.sim.prove_unit import prove_kind
+    from fpforge.sweep import Space
+    from fpforge.sweep.points import Point, Row
+
+    T, V = TypeError, ValueError
+    return [
+        ("sweep-api-row-unknown-column", lambda: Row.from_record({"name": "x", "colour": "red"}), T,
+         "not a sweep row column: colour"),
+        ("sweep-api-row-with-unknown-column", lambda: Row(name="x").with_(qsnr=3.0), T,
+         "not a sweep row column: qsnr"),
+        ("sweep-api-point-missing-fields", lambda: Point.from_record({"name": "x", "m": 3}), T,
+         "a sweep point needs the fields name, family, m"),
+        ("sweep-api-space-partial-point", lambda: Space("x", [{"name": "a", "family": "bdr", "format": "mx9",
+                                                                "k1": 16}]), T, "must be a list of points"),
+        ("prove-api-kind-of-dot", lambda: prove_kind(DotSpec(format="mx9", r=16, f=24)), V,
+         "fpforge prove handles scalar encoder and decoder units, not 'dot'"),
+    ]
+
+
+API_CASES += _typed_sweep_api_cases()

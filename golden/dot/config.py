@@ -15,7 +15,7 @@ import numpy as np
 from ..checks import describe
 from ..contract import BlockFormatLike, ScalarFormat
 from ..errors import FpforgeTypeError, FpforgeValueError
-from ..formats import get_format
+from ..formats import get_format, list_formats
 from ..registry import RUNTIME_BIAS_BITS
 
 __all__ = ["DotConfig", "F_RANGE", "FP8", "MAX_R", "OperandSide", "ScalarSet", "float_eoff_max", "operand_format"]
@@ -172,8 +172,8 @@ def operand_format(fmt):
     try:
         desc = get_format(fmt)
     except KeyError:
-        raise FpforgeValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format (mx9, mx6, mx4, "
-                                f"msfp12, msfp16, mxfp8_e4m3, mxfp8_e5m2, mxfp6_e3m2, mxfp6_e2m3, mxfp4_e2m1, mxint8, "
+        raise FpforgeValueError(f"unknown dot-product operand format {fmt!r}; valid: a block format "
+                                f"({', '.join(list_formats('block'))}, "
                                 f"bdr_m<M>_k<K1>_d<D1>_k<K2>_d<D2>), a narrow float (e4m3, e5m2, hif8, cfloat8_143, ...) or fp8") from None
     if isinstance(desc, BlockFormatLike):
         return desc
