@@ -44,7 +44,7 @@ regress:
 prove:
 	$(PY) -m fpforge prove all --jobs $(JOBS)
 	$(PY) -m fpforge prove dot --record --jobs $(JOBS)
-	$(PY) -m fpforge.sim.equiv_table
+	$(PY) -m fpforge.equiv_record
 
 bench:
 	$(PY) bench/bench_golden.py

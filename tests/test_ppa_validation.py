@@ -51,7 +51,10 @@ def _adder_delay(width, clock_ns):
 
 
 def _dot_delays(rs, t):
-    return [_ppa(DotSpec(format="e2m1", r=r, f=16), t, power=False, workload=None)["delay_ns"] for r in rs]
+    """The paper's (aligned) datapath: its adder tree is what a doubling of r deepens (the anchored datapath
+    of an exact window, auto's choice here, trades the max tree for a wider sum; docs/dot.md)."""
+    return [_ppa(DotSpec(format="e2m1", r=r, f=16, datapath="aligned"), t, power=False, workload=None)["delay_ns"]
+            for r in rs]
 
 
 def test_dot_delay_grows_by_about_one_adder_level_per_doubling_of_r():

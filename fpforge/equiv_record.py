@@ -13,7 +13,7 @@ why: the budget it ran out of). Rows are keyed by a hash of the unit's spec, the
 budget and the sources of the equivalence code and the hardware generator, and kept in
 ``docs/results/equiv.json``; a rerun skips a row whose key is unchanged. Run::
 
-    python -m fpforge.sim.equiv_table [--only SUBSTRING] [--limit N] [--timeout S] [--list]
+    python -m fpforge.equiv_record [--only SUBSTRING] [--limit N] [--timeout S] [--list]
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def equiv_rows() -> list:
     """``[(row id, spec, kind, liberty)]``: ``kind`` ``netlist`` (with ``liberty``) or ``stream``."""
     import dataclasses
 
-    from ..hw.spec import UnitSpec
-    from ..sweep.area import AREA_SPACES
-    from .equiv_core import EQUIV_UNITS
+    from .hw.spec import UnitSpec
+    from .sim.equiv_core import EQUIV_UNITS
+    from .sweep.area import AREA_SPACES
 
     cores = {}
     for make in AREA_SPACES.values():
@@ -99,9 +99,9 @@ def _load(path):
 
 
 def _save(path, rows):
-    from ..cliutil import write_output
+    from .jobs.cache import write_atomic
 
-    write_output(str(path), json.dumps({"rows": rows}, indent=1, sort_keys=True) + "\n")
+    write_atomic(path, json.dumps({"rows": rows}, indent=1, sort_keys=True) + "\n")
 
 
 def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=True) -> dict:
@@ -109,7 +109,7 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     key); record each as it finishes (atomically, in ``path``). Returns the recorded rows."""
     from tqdm import tqdm
 
-    from .equiv import equiv
+    from .sim.equiv import equiv
 
     sources = _sources_digest()
     done = _load(path)
@@ -155,7 +155,7 @@ def table_markdown(rows=None, path=_DOCS) -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m fpforge.sim.equiv_table", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m fpforge.equiv_record", description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default=None, help="rows whose id contains this text")
     p.add_argument("--limit", type=int, default=None, help="run at most N rows")
     p.add_argument("--timeout", type=float, default=ROW_TIMEOUT, help="seconds per row before it is unknown")

@@ -1,4 +1,4 @@
-"""The equivalence rows of the proof record (sim/equiv_table.py): the row list, the keys, one row run and
+"""The equivalence rows of the proof record (fpforge/equiv_record.py): the row list, the keys, one row run and
 recorded (the smallest decoder's netlist), the table."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fpforge.sim.equiv_table import equiv_rows, row_key, run_rows, table_markdown
+from fpforge.equiv_record import equiv_rows, row_key, run_rows, table_markdown
 
 
 def test_rows_cover_every_kind_and_library():
