@@ -116,7 +116,8 @@ def main():
         rep = t["report"]
         ratio = t["ppa_cpu"] / t["fpforge45_cpu"]
         _row(f"PPA step of the {fmt.upper()} dot unit, r = 16, f = 24, at {CLOCK_NS:g} ns on osu018 (mapping, STA, "
-             f"workload simulation of the netlist, power: delay {rep['delay_ns']:.2f} ns, {rep['power_mw']:.2f} mW) vs its area-only synthesis; CPU "
+             f"workload simulation of the netlist, power: delay {rep['delay_ns']:.2f} ns, {rep['power_mw']:.2f} mW) "
+             "vs its area-only synthesis; CPU "
              "(yosys, ABC, OpenSTA), wall in brackets, best of 2",
              f"{t['ppa_cpu']:.1f} s vs {t['fpforge45_cpu']:.1f} s (fpforge45, the sweep's) = {ratio:.2f}x "
              f"({t['ppa']:.1f} s vs {t['fpforge45']:.1f} s wall); area-only on osu018 {t['osu018_cpu']:.1f} s "
