@@ -445,8 +445,9 @@ def _eval(work: Path, inputs: dict, outputs, widths) -> tuple[dict, dict]:
     return parse(values[:half]), parse(values[half:])
 
 
-def _golden(cfg, ports, inputs) -> dict:
-    """The golden model's outputs on ``inputs`` (empty where it has none: an unused ``mode`` code)."""
+def _golden(cfg, ports, inputs, *, decoder=False) -> dict:
+    """The golden model's outputs on ``inputs`` of the scalar encoder (``decoder``: decoder) ``cfg`` (empty where
+    it has none: an unused ``mode`` code)."""
     import numpy as np
 
     from ..golden import DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES, decode_bits, encode_with_flags
@@ -456,7 +457,7 @@ def _golden(cfg, ports, inputs) -> dict:
     kwargs = {}
     if "bias" in inputs:
         kwargs["bias"] = inputs["bias"]
-    if cfg["unit"] == "decoder":
+    if decoder:
         word = np.array([inputs["a"]], np.uint32 if fmt.bits > 16 else np.uint16)
         return {"y": int(decode_bits(fmt, word, cfg.get("target", "fp32"), **kwargs)[0])}
     if "mode" in inputs:

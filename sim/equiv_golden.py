@@ -16,21 +16,22 @@ __all__ = ["golden_outputs"]
 def golden_outputs(spec, ports, inputs) -> dict:
     """``{output port: value}`` of the golden model on ``inputs`` (``{input port: int}``) of the combinational
     unit ``spec``; empty where the golden model has no value (a ``mode`` code the unit does not have)."""
-    if spec.unit in ("encoder", "decoder"):
-        from .equiv_core import _golden
-        from .prove_unit import unit_config
+    from ..hw.spec import BlockDecoderSpec, BlockEncoderSpec, DecoderSpec, DotSpec, EncoderSpec
 
-        return _golden(unit_config(spec), ports, inputs)
-    if spec.unit == "block-encoder":
-        return _block_encoder(spec, inputs)
-    if spec.unit == "block-decoder":
-        return _block_decoder(spec, inputs)
-    if spec.unit == "dot":
-        return _dot(spec, inputs)
-    return {}
+    golden = {EncoderSpec: _scalar, DecoderSpec: _scalar, BlockEncoderSpec: _block_encoder,
+              BlockDecoderSpec: _block_decoder, DotSpec: _dot}.get(type(spec))
+    return {} if golden is None else golden(spec, inputs, ports)
 
 
-def _block_encoder(spec, inputs):
+def _scalar(spec, inputs, ports):
+    from ..hw.spec import DecoderSpec
+    from .equiv_core import _golden
+    from .prove_unit import unit_config
+
+    return _golden(unit_config(spec), ports, inputs, decoder=isinstance(spec, DecoderSpec))
+
+
+def _block_encoder(spec, inputs, ports=None):
     from ..golden import DEFAULT_RAND_BITS, ROUNDING_MODES, SOURCES
     from ..golden.block import block_words, encode_block
     from ..golden.layout import unpack_lanes
@@ -55,7 +56,7 @@ def _block_encoder(spec, inputs):
     return {"y": int(block_words(fmt, enc)[0])}
 
 
-def _block_decoder(spec, inputs):
+def _block_decoder(spec, inputs, ports=None):
     from ..golden.block import decode_block_bits, from_block_words
 
     fmt = spec.descriptor
@@ -63,7 +64,7 @@ def _block_decoder(spec, inputs):
     return {"y": sum(int(v) << (32 * k) for k, v in enumerate(y))}
 
 
-def _dot(spec, inputs):
+def _dot(spec, inputs, ports=None):
     from ..golden.dot import dot, from_operand_words
     from ..golden.layout import twos_words, words_to_ints
 

@@ -28,7 +28,7 @@ class _Record(Mapping):
 
     def __getitem__(self, key):
         if key not in self._present():
-            raise KeyError(key)
+            raise KeyError(key)  # not user input: the Mapping protocol (dict-style reads of a record's columns)
         return getattr(self, key)
 
     def __iter__(self):
