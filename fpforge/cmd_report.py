@@ -359,7 +359,8 @@ SECTIONS = (
     Section("bench-goal", "area and depth of the synthesis goals (`fpforge synth --goal`) on a few units",
             _bench("bench_goal"), 1),
     Section("bench-qor", "area and depth of the dot unit's datapaths (aligned, anchored, auto) on every dot preset "
-            "at r = 8, 16, 32", _bench("bench_qor"), 20, long=True),
+            "at r = 8 (`python bench/bench_qor.py --r 8 16 32` adds r = 16 and 32: hours on 2 cores)",
+            _bench("bench_qor", "--r", "8"), 20, long=True),
     Section("bench-sweep", "the sweep's QSNR time and a Dask LocalCluster of 1 against 2 workers (the synthesis "
             "times are in the sweep sections)", _bench("bench_sweep", "--skip-synth"), 3),
     Section("bench-ppa", "the PPA step of an r = 16 dot unit against its area-only synthesis, `paper --ppa` "
