@@ -19,6 +19,7 @@ from fpforge.golden.dot import F_RANGE, DotConfig
 from fpforge.hw import build_unit, to_verilog
 from fpforge.hw.dot import resolve_datapath
 from fpforge.synth import synthesize, yosys_backend
+from fpforge.synth.errors import SynthError
 
 PRESETS = ("e4m3", "e5m2", "fp8", "hif8", "cfloat8_143", "cfloat8_152", "mx9", "mx6", "mx4", "msfp12", "msfp16",
            "mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8")
@@ -41,7 +42,11 @@ def points(rs):
 def measure(name, r, f, datapath):
     t = time.perf_counter()
     src = to_verilog(build_unit("dot", format=name, r=r, f=f, datapath=datapath), "top")
-    rep = synthesize(src, "top")
+    try:
+        rep = synthesize(src, "top")
+    except SynthError as e:  # a yosys timeout is a measurement too: the row says so
+        print(f"{name} r={r} f={f} {datapath}: {e}", file=sys.stderr, flush=True)
+        return None
     print(f"{name} r={r} f={f} {datapath}: {rep['area_um2']:.1f} um^2, depth {rep['logic_depth']}, "
           f"{time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
     return rep["area_um2"], rep["logic_depth"]
@@ -58,15 +63,16 @@ def main(argv=None) -> int:
     print("| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     for name, r, f, window in points(args.r):
         cfg = DotConfig(name, r, f)
-        aligned = measure(name, r, f, "aligned")
-        anchored = measure(name, r, f, "anchored") if f >= cfg.f_exact else None
+        aligned = measure(name, r, f, "aligned") or (float("nan"), 0)
+        anchored = (measure(name, r, f, "anchored") or (float("nan"), 0)) if f >= cfg.f_exact else None
         auto = resolve_datapath(cfg)
         best = anchored if auto == "anchored" else aligned
 
         def cell(v):
-            return "—" if v is None else f"{v[0]:,.0f} / {v[1]}"
+            return "—" if v is None else "timeout" if v[0] != v[0] else f"{v[0]:,.0f} / {v[1]}"
 
-        gain = "" if anchored is None else f"{100 * (anchored[0] / aligned[0] - 1):+.1f} % / {anchored[1] - aligned[1]:+d}"
+        timed_out = anchored is None or anchored[0] != anchored[0] or aligned[0] != aligned[0]
+        gain = "" if timed_out else f"{100 * (anchored[0] / aligned[0] - 1):+.1f} % / {anchored[1] - aligned[1]:+d}"
         print(f"| {name} | {r} | {f} ({window}) | {cfg.nb} | {cell(aligned)} | {cell(anchored)} | {gain} | "
               f"{auto}: {cell(best)} |", flush=True)  # row by row: a part of a long run is usable
     return 0

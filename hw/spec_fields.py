@@ -194,6 +194,11 @@ def field_datapath(value, spec):
 #: smaller of the two (:func:`resolve_datapath`).
 DATAPATHS = ("auto", "aligned", "anchored")
 
+#: The widest exact window ``auto`` anchors (measured, bench/bench_qor.py at r = 8: anchored is smaller up to
+#: HiF8's f = 83; CFloat8 with run-time biases, f = 165, did not even synthesize within 600 s anchored, against
+#: 76 s and 5,754 um^2 aligned).
+AUTO_ANCHORED_MAX_F = 96
+
 
 def resolve_datapath(cfg, datapath="auto", *, raw=False) -> str:
     """The datapath ``datapath`` names for the :class:`DotConfig` ``cfg``: ``aligned`` or ``anchored``.
@@ -225,5 +230,6 @@ def resolve_datapath(cfg, datapath="auto", *, raw=False) -> str:
                                     "datapath's); use datapath aligned or auto with raw")
         return "anchored"
     if datapath == "auto":
-        return "anchored" if exact and not raw and cfg.nb > 1 else "aligned"
+        return ("anchored" if exact and not raw and cfg.nb > 1 and cfg.f_exact <= AUTO_ANCHORED_MAX_F
+                else "aligned")
     return "aligned"

@@ -11,6 +11,7 @@ from fpforge.golden.dot import DotConfig, dot, operand_words
 from fpforge.golden.errors import FpforgeValueError
 from fpforge.hw import DotProduct, build_unit, default_name, to_verilog
 from fpforge.hw.dot import anchored_sum_bits, resolve_datapath
+from fpforge.hw.spec_fields import AUTO_ANCHORED_MAX_F
 from fpforge.sim.vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
 from fpforge.sim.vectors.dot import bias_kwargs
 
@@ -104,6 +105,10 @@ def test_auto_picks_anchored_only_where_it_is_allowed_and_smaller():
     assert resolve_datapath(DotConfig("e4m3", 8, 36)) == "aligned"  # a truncating window
     assert resolve_datapath(exact, raw=True) == "aligned"  # raw outputs are the aligned datapath's
     assert resolve_datapath(DotConfig("mxfp8_e4m3", 32, 42)) == "aligned"  # one block: nothing to align
+    wide = DotConfig("cfloat8_143", 8, DotConfig("cfloat8_143", 8, 24).f_exact)  # run-time biases: f_exact 165
+    assert wide.f_exact > AUTO_ANCHORED_MAX_F and resolve_datapath(wide) == "aligned"  # too wide to anchor
+    hif8 = DotConfig("hif8", 8, 83)
+    assert hif8.f_exact <= AUTO_ANCHORED_MAX_F and resolve_datapath(hif8) == "anchored"
     assert DotProduct(exact).datapath == "anchored"
     assert build_unit("dot", format="e4m3", r=8, f=37).datapath == "anchored"
     assert "_anch" in default_name(build_unit("dot", format="e4m3", r=8, f=37))
