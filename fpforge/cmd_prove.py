@@ -21,6 +21,7 @@ from .prove_common import (
     _parse_range,
     _rate,
     _result_line,
+    build_harness_announced,
     build_harness_cached,
 )
 
@@ -193,11 +194,7 @@ def _prove_one(args):
         for note in unit.port_notes:
             print(f"  {note}")
     verbose = len(conditions) <= 16 and not args.json
-    t0 = time.perf_counter()
-    say = None if args.json else "  harness: building (Verilator and C++, 10-60 CPU-seconds) ..."
-    cached = build_harness_cached(unit, fresh=args.fresh, say=say)
-    if not args.json:
-        print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
+    build_harness_announced(unit, fresh=args.fresh, quiet=args.json)
     t0 = time.perf_counter()
 
     def report(r):

@@ -154,7 +154,7 @@ def run_dot(args) -> int:
         _parse_range,
         _rate,
         _result_line,
-        build_harness_cached,
+        build_harness_announced,
     )
     from .sim.prove_dot import CHUNK, DotProofUnit, _dot_spec, dot_conditions, estimate_dot, prove_dot
     from .unitopts import print_spec
@@ -196,11 +196,7 @@ def run_dot(args) -> int:
         print(f"  operand patterns {{B, A}} = {start:#0{digits}x}..{end - 1:#0{digits}x} ({end - start:,} of 2^"
               f"{unit.pattern_bits}; A = the low {unit.a_bits} bits) under {len(conditions)} condition"
               f"{'s' * (len(conditions) != 1)}")
-    t0 = time.perf_counter()
-    say = None if args.json else "  harness: building (Verilator and C++, 10-60 CPU-seconds) ..."
-    cached = build_harness_cached(unit, fresh=args.fresh, say=say)
-    if not args.json:
-        print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
+    build_harness_announced(unit, fresh=args.fresh, quiet=args.json)
     t0 = time.perf_counter()
 
     def report(r):

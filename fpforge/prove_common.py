@@ -146,6 +146,18 @@ def build_harness_cached(unit, fresh=False, say=None) -> bool:
     return cached
 
 
+def build_harness_announced(unit, fresh=False, quiet=False) -> None:
+    """:func:`build_harness_cached`, saying on standard output (unless ``quiet``) that it builds and then
+    whether the harness was cached or how long the build took."""
+    import time
+
+    t0 = time.perf_counter()
+    say = None if quiet else "  harness: building (Verilator and C++, 10-60 CPU-seconds) ..."
+    cached = build_harness_cached(unit, fresh=fresh, say=say)
+    if not quiet:
+        print(f"  harness: {'cached' if cached else f'built in {time.perf_counter() - t0:.1f} s'}")
+
+
 def _check_environment(args):
     """The cache (harnesses, chunks, rows), TMPDIR and, for --netlist, yowasp's cache: before any work."""
     from .jobs.cache import check_environment

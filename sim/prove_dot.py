@@ -31,7 +31,6 @@ import itertools
 import json
 import operator
 import time
-from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import NamedTuple
 
@@ -40,6 +39,7 @@ import numpy as np
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, ToolError
 from ..jobs import Store, TaskFailure, cache_dir, executor, run_tasks
 from .harness import HarnessRun, HarnessSpec, build_harness
+from .prove import ProofResult
 
 __all__ = ["CHUNK", "DOT_BIASES", "DotCondition", "DotProofResult", "DotProofUnit", "MAX_PATTERN_BITS",
            "check_dot_chunk", "dot_conditions", "dot_golden", "estimate_dot", "prove_dot", "prover_version"]
@@ -378,34 +378,9 @@ def check_dot_chunk(task) -> dict:
 
 
 # -- a whole proof ------------------------------------------------------------------------------------------
-@dataclass
-class DotProofResult:
-    """One condition of a dot unit over patterns ``[start, end)``."""
-
-    unit: str
-    origin: str
-    condition: DotCondition
-    verilog_hash: str
-    start: int
-    end: int
-    vectors: int = 0
-    mismatches: int = 0
-    first: list = field(default_factory=list)
-    seconds: float = 0.0
-    harness_cpu: float = 0.0
-    golden_cpu: float = 0.0
-    worker_cpu: float = 0.0
-    chunks: int = 0
-    resumed: int = 0
-    date: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.mismatches == 0 and self.vectors == self.end - self.start
-
-    @property
-    def rate(self) -> float:
-        return self.vectors / self.seconds if self.seconds else 0.0
+class DotProofResult(ProofResult):
+    """One condition (a :class:`DotCondition`) of a dot unit over patterns ``[start, end)``: the encoder
+    prover's record, the same fields and verdict."""
 
 
 @lru_cache(maxsize=1)
