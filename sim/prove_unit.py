@@ -382,6 +382,12 @@ def port_map_wrapper(top, actual, expected, ports, taken=()):
     text = (f"// fpforge prove: fpforge's ports around module {top} (fpforge.sim.prove_unit.port_map_wrapper).\n"
             f"module {wrapper} ({', '.join(verilog_port(u) for u in checked)});\n" + "\n".join(decl) + "\n"
             f"  {top} u ({', '.join(conn)});\nendmodule\n")
+    return text, wrapper, checked, port_map_notes(top, actual, expected, mapped)
+
+
+def port_map_notes(top, actual, expected, mapped) -> tuple:
+    """What a checked port map means, as lines: the ports mapped, fpforge's inputs not driven and outputs not
+    checked (``top`` lacks them), and ``top``'s outputs no port of fpforge's unit maps to."""
     notes = ["ports: " + ", ".join(f"{u}={v}" for u, v in mapped.items())]
     missing_in = [u for u, (d, _) in expected.items() if d == "in" and u not in mapped]
     missing_out = [u for u, (d, _) in expected.items() if d == "out" and u not in mapped]
@@ -392,7 +398,7 @@ def port_map_wrapper(top, actual, expected, ports, taken=()):
     unused = [v for v, (d, _) in actual.items() if d == "out" and v not in mapped.values()]
     if unused:
         notes.append(f"outputs of {top} not compared (no port of fpforge's unit maps to them): {', '.join(unused)}")
-    return text, wrapper, checked, tuple(notes)
+    return tuple(notes)
 
 
 def check_port_map(top, actual, expected, ports, what="module") -> dict:

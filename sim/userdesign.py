@@ -241,7 +241,7 @@ class UserDesign:
 
     def _map(self, expected, stream):
         """The checked map ``{fpforge's port: design's port}`` and the notes describing it."""
-        from .prove_unit import check_port_map
+        from .prove_unit import check_port_map, port_map_notes
 
         actual = self.actual_ports()
         mapped = check_port_map(self.top, actual, expected, self.ports or {}, what=self.what)
@@ -252,18 +252,7 @@ class UserDesign:
                                         f"port{'s' * (len(need) > 1)} {', '.join(need)} (a unit of latency >= 1 is a "
                                         f"valid/ready stream: clk, rst, i_valid, i_ready, o_valid, o_ready and the "
                                         f"payload fields); map them with --ports, e.g. --ports {need[0]}=USER_PORT")
-        notes = ["ports: " + ", ".join(f"{u}={v}" for u, v in mapped.items())]
-        missing_in = [u for u, (d, _) in expected.items() if d == "in" and u not in mapped]
-        missing_out = [u for u, (d, _) in expected.items() if d == "out" and u not in mapped]
-        if missing_in:
-            notes.append(f"not driven ({self.top} has no such port): {', '.join(missing_in)}")
-        if missing_out:
-            notes.append(f"not checked ({self.top} has no such port): {', '.join(missing_out)}")
-        unused = [v for v, (d, _) in actual.items() if d == "out" and v not in mapped.values()]
-        if unused:
-            notes.append(f"outputs of {self.top} not compared (no port of fpforge's unit maps to them): "
-                         f"{', '.join(unused)}")
-        self.notes = tuple(notes)
+        self.notes = port_map_notes(self.top, actual, expected, mapped)
         return actual, mapped
 
     # -- wrappers ---------------------------------------------------------------------------------------
