@@ -17,7 +17,7 @@ import sys
 import ml_dtypes
 import numpy as np
 
-__all__ = ["SIXTEEN_BIT", "TINY", "all_patterns", "fpforge", "ppa_missing", "run_comb"]
+__all__ = ["SIXTEEN_BIT", "TINY", "all_patterns", "dot_case", "fpforge", "ppa_missing", "run_comb"]
 
 #: A sweep space of three cheap dot units and the r = 2 FP8 baseline: a few seconds of yosys each.
 TINY = """
@@ -85,3 +85,18 @@ def run_comb(dut, inputs: dict, outputs) -> dict:
     sim.add_testbench(bench)
     sim.run()
     return got
+
+
+def dot_case(cfg, n_random, seed):
+    """A dot unit's directed and ``n_random`` random operands, the golden results, and the operands' words as
+    Python ints (one per dot product, for Amaranth's simulator): ``(ops, res, words_a, words_b)``."""
+    from fpforge.golden.dot import dot, operand_words
+    from fpforge.sim.vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
+    from fpforge.sim.vectors.dot import bias_kwargs
+
+    def ints(words):
+        return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little") for row in words]
+
+    ops = concat_dot_operands(cfg, [directed_dot_operands(cfg, seed), random_dot_operands(cfg, n_random, seed)])
+    res = dot(cfg, ops.a, None, ops.b, select_a=ops.sel_a, select_b=ops.sel_b, **bias_kwargs(cfg, ops))
+    return ops, res, ints(operand_words(cfg.a, ops.a)), ints(operand_words(cfg.b, ops.b))

@@ -3,29 +3,18 @@ fixed-anchor sum) gives the golden model's FP32 result bit for bit — the same 
 directed and random operands, combinational and pipelined; ``auto``'s choice; the aligned datapath's Verilog
 is what an explicit ``datapath="aligned"`` gives; the rules (exact window, no raw outputs)."""
 
-import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from fpforge.golden.dot import DotConfig, dot, operand_words
+from fpforge.golden.dot import DotConfig
 from fpforge.golden.errors import FpforgeValueError
 from fpforge.hw import DotProduct, build_unit, default_name, to_verilog
 from fpforge.hw.dot import anchored_sum_bits, resolve_datapath
 from fpforge.hw.spec_fields import AUTO_ANCHORED_MAX_F
-from fpforge.sim.vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
-from fpforge.sim.vectors.dot import bias_kwargs
+
+from helpers import dot_case
 
 __all__: list[str] = []
-
-
-def _ints(words):
-    return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little") for row in words]
-
-
-def _case(cfg, n_random, seed):
-    ops = concat_dot_operands(cfg, [directed_dot_operands(cfg, seed), random_dot_operands(cfg, n_random, seed)])
-    res = dot(cfg, ops.a, None, ops.b, select_a=ops.sel_a, select_b=ops.sel_b, **bias_kwargs(cfg, ops))
-    return ops, res, _ints(operand_words(cfg.a, ops.a)), _ints(operand_words(cfg.b, ops.b))
 
 
 def _fields(ops, k):
@@ -46,7 +35,7 @@ EXACT = [("e4m3", None, 8), ("e4m3", "e5m2", 4), ("fp8", None, 4), ("hif8", None
 @pytest.mark.parametrize("name, b, r", EXACT)
 def test_anchored_matches_golden_and_aligned(name, b, r):
     cfg = DotConfig(name, r, DotConfig(name, r, 24, b).f_exact, b)
-    ops, res, wa, wb = _case(cfg, 60, seed=r)
+    ops, res, wa, wb = dot_case(cfg, 60, seed=r)
     units = {dp: DotProduct(cfg, datapath=dp) for dp in ("anchored", "aligned")}
     assert units["anchored"].datapath == "anchored" and units["aligned"].datapath == "aligned"
     got = {}
@@ -75,7 +64,7 @@ def test_anchored_matches_golden_and_aligned(name, b, r):
 @pytest.mark.parametrize("stages", [1, 3, 6])
 def test_anchored_stream_pipeline(stages):
     cfg = DotConfig("e4m3", 8, 37)
-    ops, res, wa, wb = _case(cfg, 30, seed=stages)
+    ops, res, wa, wb = dot_case(cfg, 30, seed=stages)
     dut = DotProduct(cfg, stages=stages, datapath="anchored")
     assert dut.latency == stages
     got = []

@@ -7,25 +7,15 @@ import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
-from fpforge.golden.dot import DotConfig, dot, operand_words
+from fpforge.golden.dot import DotConfig
 from fpforge.hw import DotProduct, build_unit, default_name, to_verilog
 from fpforge.hw.dot import STAGE_ORDER
-from fpforge.sim.vectors import concat_dot_operands, directed_dot_operands, random_dot_operands
-from fpforge.sim.vectors.dot import bias_kwargs
+
+from helpers import dot_case
 
 pytestmark = pytest.mark.filterwarnings("ignore::amaranth.hdl.UnusedElaboratable")  # units built only to inspect
 
 __all__: list[str] = []
-
-
-def _ints(words):
-    return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little") for row in words]
-
-
-def _case(cfg, n_random, seed):
-    ops = concat_dot_operands(cfg, [directed_dot_operands(cfg, seed), random_dot_operands(cfg, n_random, seed)])
-    res = dot(cfg, ops.a, None, ops.b, select_a=ops.sel_a, select_b=ops.sel_b, **bias_kwargs(cfg, ops))
-    return ops, res, _ints(operand_words(cfg.a, ops.a)), _ints(operand_words(cfg.b, ops.b))
 
 
 def _quiet(unit):
@@ -44,7 +34,7 @@ def _signed(v, bits):
                                            ("cfloat8_143", None, 4, 20), ("cfloat8_152", "hif8", 4, 40)])
 def test_combinational_unit_matches_golden(name, b, r, f):
     cfg = DotConfig(name, r, f, b)
-    ops, res, wa, wb = _case(cfg, 40, seed=r + f)
+    ops, res, wa, wb = dot_case(cfg, 40, seed=r + f)
     dut = DotProduct(cfg, raw=True)
     got = []
 
@@ -72,7 +62,7 @@ def test_combinational_unit_matches_golden(name, b, r, f):
 @pytest.mark.parametrize("stages", [1, 2, 3, 4, 5, 6, 7])
 def test_stream_latency_order_and_backpressure(stages):
     cfg = DotConfig("bdr_m2_k4_d3_k2_d1", 8, 10)
-    ops, res, wa, wb = _case(cfg, 60, seed=stages)
+    ops, res, wa, wb = dot_case(cfg, 60, seed=stages)
     n = ops.size
     dut = DotProduct(cfg, stages=stages, raw=True)
     assert dut.latency == stages
