@@ -1,4 +1,4 @@
-"""PPA step time of a dot unit beside its area-only synthesis, and `paper --ppa` cold projected (issue 28).
+"""PPA step time of a dot unit beside its area-only synthesis, and `paper --ppa` cold, measured and projected (issue 28).
 
 * An r = 16, f = 24 dot unit (MX6 and the FP8 baseline; the paper's method: I/O registers only): the sweep's
   area-only synthesis (fpforge45, and the same flow on osu018 without a clock) beside the PPA step on osu018 at
@@ -14,6 +14,9 @@
   by the sample's PPA / area-only ratio. The sample is small and its units smaller than the paper space's
   largest (k1 = 64): the ratio is the robust figure. `--sample paper-sample` takes every 10th paper point
   (long cold).
+* `paper --ppa` cold, measured: where `fpforge report ppa-paper` has run, its section's JSON
+  (docs/results/ppa-paper.json, ``synthesis``) holds every distinct unit's PPA step as measured when it was
+  computed; summed / 2 cores beside the measured area-only `paper` run, summed the same way.
 
 Run: `.venv/bin/python bench/bench_ppa.py [--sample SPACE]`. Without OpenSTA or the osu018 cells (make tech) it
 says why and exits 0 (nothing measured).
@@ -99,6 +102,17 @@ def _area_only_paper():
     return (float(m.group(1).replace(",", "")), int(m.group(2))) if m else None
 
 
+def _ppa_paper():
+    """The measured ``paper --ppa`` run (its section's JSON, docs/results/ppa-paper.json): its ``synthesis`` dict
+    (:func:`fpforge.sweep.ppa_report.synthesis_times`) and the provenance line's date and machine, or None."""
+    try:
+        doc = json.loads((ROOT / "docs" / "results" / "ppa-paper.json").read_text())
+    except (OSError, ValueError):
+        return None
+    syn = doc.get("data", {}).get("synthesis")
+    return (syn, doc.get("provenance", {})) if syn else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sample", default="named-ppa", help="space whose units give the per-unit times (default "
@@ -144,6 +158,17 @@ def main():
          f"{mp * n / 2 / 60:.0f} min (area-only, standard flow, the same way: {ma * n / 2 / 60:.0f} min)", "report",
          None)
     measured = _area_only_paper()
+    ppa_paper = _ppa_paper()
+    if ppa_paper and measured:
+        syn, prov = ppa_paper
+        summed, units = measured
+        cpu = f", {syn['cpu_sum_s'] / 60:,.0f} min of CPU" if syn.get("cpu_sum_s") is not None else ""
+        _row(f"`paper --ppa` cold, **measured** ({syn['units']} distinct units, osu018 at {CLOCK_NS:g} ns; the run of "
+             f"docs/results/ppa-paper.json, {prov.get('date', '?')}, {prov.get('machine', '?')}): PPA steps summed "
+             "/ 2 cores, beside the measured area-only `paper` run the same way",
+             f"{syn['wall_sum_s'] / 60 / 2:.0f} min ({syn['wall_sum_s'] / 60:,.0f} min summed{cpu}; per unit median "
+             f"{syn['wall_median_s']:.1f} s, max {syn['wall_max_s']:.0f} s) beside {summed / 2:.0f} min ({summed:,.0f} "
+             f"min over {units} units, reuse flow)", "report", None)
     if measured:
         summed, units = measured
         _row("`paper --ppa` cold, from the measured area-only `paper` run (reuse flow, docs/results/sweep-paper.json) "

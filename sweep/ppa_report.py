@@ -8,11 +8,13 @@ area flow on fpforge45: a PPA run maps every unit for the clock on another libra
 Its JSON (``data``) holds ``named`` (one dict per named format: the CSV columns plus ``delay_rel`` and
 ``power_rel``), ``rel`` (``{name: {area_rel, delay_rel, power_rel, energy_rel}}`` of MX9/MX6/MX4 and the other
 named formats: what README's headline row reads), ``energy_frontier``, ``area_frontier``, ``liberty``,
-``clock_ns``, ``activity``, ``r``, ``f`` and ``statement`` (the statement's lines).
+``clock_ns``, ``activity``, ``r``, ``f``, ``synthesis`` (what the PPA step cost per unit when it was computed:
+:func:`synthesis_times`) and ``statement`` (the statement's lines).
 """
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 from ..jobs import write_atomic
@@ -106,8 +108,38 @@ def ppa_data(result) -> dict:
                                       energy_rel=r["energy_rel"], memory_rel=r["memory_rel"], cost=r["cost"])
                                  for r in front],
                 area_frontier=_area_front(result))
+    data["synthesis"] = synthesis_times(result)
     data["statement"] = statement(data)
     return data
+
+
+def synthesis_times(result) -> dict | None:
+    """The PPA step's cost as measured when each distinct unit was computed (mapping at the clock, OpenSTA, the
+    workload simulation, power): ``units``, ``wall_median_s``, ``wall_max_s``, ``wall_sum_s``, ``cpu_sum_s``
+    (yosys, ABC and OpenSTA; None where a cache entry predates CPU times). The cache keeps these, so a section
+    regenerated from the cache still reports what the cold run cost."""
+    wall, cpu = {}, {}
+    for r in result.rows:
+        h = r.get("verilog_sha256")
+        if h and r.get("synth_s") is not None:
+            wall[h] = r["synth_s"]
+            cpu[h] = r.get("synth_cpu_s")
+    if not wall:
+        return None
+    times = sorted(wall.values())
+    return dict(units=len(wall), wall_median_s=round(statistics.median(times), 3), wall_max_s=round(times[-1], 3),
+                wall_sum_s=round(sum(times), 1),
+                cpu_sum_s=round(sum(cpu.values()), 1) if all(c is not None for c in cpu.values()) else None)
+
+
+def _synthesis_sentence(syn) -> str:
+    if not syn:
+        return ""
+    cpu = (f" ({syn['cpu_sum_s'] / 60:,.0f} min of CPU: yosys, ABC, OpenSTA)" if syn.get("cpu_sum_s") is not None
+           else "")
+    return (f" PPA step per distinct unit (mapping at T, OpenSTA, workload simulation, power), wall when it was "
+            f"computed: median {syn['wall_median_s']:.1f} s, max {syn['wall_max_s']:.1f} s, "
+            f"{syn['wall_sum_s'] / 60:,.0f} min summed over the {syn['units']} units{cpu}.")
 
 
 def _f(v, spec):
@@ -188,7 +220,8 @@ def ppa_markdown(data) -> str:
           "parasitics; energy per dot product = power × T (one dot product per cycle). Every ratio is to the FP8 "
           f"(E4M3) unit at the same r and f. QSNR over {data['vectors']:,} Gaussian vectors of 256 values (seed "
           f"{data['seed']}). Full table: [{data['csv']}]({data['csv']}); method and limits: [ppa.md](ppa.md)."
-          + (f" {data['failures']} point(s) failed." if data["failures"] else ""), "",
+          + (f" {data['failures']} point(s) failed." if data["failures"] else "")
+          + _synthesis_sentence(data.get("synthesis")), "",
           f"![QSNR against energy × memory]({data['figure']})", "",
           "### Named formats", "",
           markdown_table(("format", "bits/elem", "QSNR dB", "area µm²", "area/FP8", "delay ns", "delay/FP8",
