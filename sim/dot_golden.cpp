@@ -5,7 +5,7 @@
 // format's own value decoder), one Entry per code: the magnitude `mag` (an integer significand), the
 // exponent `e` of its LSB (the element is (-1)^sign * mag * 2^e), the sign and the class (finite, NaN, Inf).
 //
-// Pattern p holds operand A in its low a_bits bits (r codes of code_bits_a bits, element 0 lowest) and B above.
+// The patterns are start .. start + count - 1, or patterns[0 .. count - 1] when given. Pattern p holds operand A in its low a_bits bits (r codes of code_bits_a bits, element 0 lowest) and B above.
 // For each pattern: products S_i = +-mag_a * mag_b at exponent X_i = e_a + e_b (a zero product at x_zero, the
 // smallest exponent); Xm = max X_i; each product truncated toward zero into the f-bit window whose LSB weighs
 // 2^(Xm + W - (f - 1)) (W: bits of the largest product magnitude); T = the sum; y = T * 2^exp rounded once to
@@ -74,8 +74,8 @@ uint32_t to_fp32(i128 T, int64_t exp) {
 
 extern "C" int fpforge_dot_golden(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a,
                                   int code_bits_b, const Entry* table_a, const Entry* table_b, int W, int f,
-                                  int64_t x_zero, int acc_bits, int exp_bits, uint64_t* y, uint64_t* sum,
-                                  uint64_t* expo) {
+                                  int64_t x_zero, int acc_bits, int exp_bits, const uint64_t* patterns,
+                                  uint64_t* y, uint64_t* sum, uint64_t* expo) {
     if (r < 1 || r > 64 || f < 2 || f > 120 || W < 1 || W > 120) return 1;
     const uint64_t mask_a = (1ull << code_bits_a) - 1, mask_b = (1ull << code_bits_b) - 1;
     const uint64_t a_mask = a_bits >= 64 ? ~0ull : (1ull << a_bits) - 1;
@@ -83,7 +83,7 @@ extern "C" int fpforge_dot_golden(uint64_t start, uint64_t count, int r, int a_b
     const uint64_t exp_mask = exp_bits >= 64 ? ~0ull : (1ull << exp_bits) - 1;
     int64_t S[64], X[64];
     for (uint64_t k = 0; k < count; k++) {
-        const uint64_t p = start + k;
+        const uint64_t p = patterns ? patterns[k] : start + k;
         const uint64_t A = p & a_mask, B = a_bits >= 64 ? 0 : p >> a_bits;
         bool nan = false, pos_inf = false, neg_inf = false;
         int64_t xm = x_zero;

@@ -120,7 +120,7 @@ def library_path() -> Path:
 def _function():
     fn = ctypes.CDLL(str(library_path())).fpforge_dot_golden
     u64, i32, i64, p = ctypes.c_uint64, ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
-    fn.argtypes = [u64, u64, i32, i32, i32, i32, p, p, i32, i32, i64, i32, i32, p, p, p]
+    fn.argtypes = [u64, u64, i32, i32, i32, i32, p, p, i32, i32, i64, i32, i32, p, p, p, p]
     fn.restype = i32
     return fn
 
@@ -129,11 +129,16 @@ def _pointer(arr):
     return None if arr is None else arr.ctypes.data
 
 
-def cpp_dot_golden(cfg, start, count, a_bits, cond) -> dict:
+def cpp_dot_golden(cfg, start, count, a_bits, cond, patterns=None) -> dict:
     """``{output: uint64 array}`` of the golden dot product on operand patterns ``start .. start + count - 1``
-    (``{B, A}``, A the low ``a_bits`` bits), as :func:`fpforge.sim.prove_dot.dot_golden` returns them.
-    ``cond``: a :class:`~fpforge.sim.prove_dot.DotCondition`."""
+    (``{B, A}``, A the low ``a_bits`` bits), or on ``patterns`` (uint64; then ``start`` and ``count`` are
+    ignored), as :func:`fpforge.sim.prove_dot.dot_golden` returns them. ``cond``: a
+    :class:`~fpforge.sim.prove_dot.DotCondition`."""
     from ..golden.dot.config import operand_format
+
+    if patterns is not None:
+        patterns = np.ascontiguousarray(patterns, np.uint64)
+        count = len(patterns)
 
     dc = _config(cfg)
     ta = decode_table(cfg["format"], cond.sel_a, cond.bias_a)
@@ -144,7 +149,8 @@ def cpp_dot_golden(cfg, start, count, a_bits, cond) -> dict:
     total = np.empty(count, np.uint64) if raw else None
     expo = np.empty(count, np.uint64) if raw else None
     status = _function()(start, count, dc.r, a_bits, bits_a, bits_b, _pointer(ta), _pointer(tb), dc.W, dc.f,
-                         dc.x_min + dc.c, dc.acc_bits, dc.exp_bits, _pointer(y), _pointer(total), _pointer(expo))
+                         dc.x_min + dc.c, dc.acc_bits, dc.exp_bits, _pointer(patterns), _pointer(y), _pointer(total),
+                         _pointer(expo))
     if status:
         raise ToolError(f"the C++ dot golden does not take {dc.name} (r <= 64, f <= {MAX_F})")
     return {"y": y, "sum": total, "exp": expo} if raw else {"y": y}
