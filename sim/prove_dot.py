@@ -42,6 +42,7 @@ import numpy as np
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, ToolError
 from ..jobs import Store, TaskFailure, cache_dir, executor, run_tasks
+from .dot_golden import library_path
 from .harness import HarnessRun, HarnessSpec, build_harness
 from .prove import ProofResult
 
@@ -496,6 +497,8 @@ def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=C
     golden = golden_of(unit.golden_cfg, golden)
     spec = unit.harness_spec
     build_harness(spec)
+    if golden == "cpp":
+        library_path()  # compiled once here, not in each worker
     if store is True:
         store = Store(cache_dir("prove") / "chunks")
     elif store is False:
