@@ -28,32 +28,30 @@ typedef unsigned __int128 u128;
 
 const uint32_t QNAN = 0x7FC00000u, INF = 0x7F800000u;
 
-int bit_length(u128 m) {
-    int n = 0;
-    while (m >> 64) { m >>= 64; n += 64; }
-    uint64_t lo = (uint64_t)m;
-    return lo ? n + 64 - __builtin_clzll(lo) : n;
-}
+int bit_length(uint64_t m) { return m ? 64 - __builtin_clzll(m) : 0; }
 
-// FP32 bits of T * 2^exp, rounded to nearest even once.
-uint32_t to_fp32(i128 T, int64_t exp) {
+int bit_length(u128 m) { return m >> 64 ? 64 + bit_length((uint64_t)(m >> 64)) : bit_length((uint64_t)m); }
+
+// FP32 bits of T * 2^exp, rounded to nearest even once (I/U: the sum's signed and unsigned types).
+template <typename I, typename U>
+uint32_t to_fp32(I T, int64_t exp) {
     if (T == 0) return 0;
     const uint32_t sign = T < 0 ? 0x80000000u : 0;
-    const u128 m = T < 0 ? (u128)(-T) : (u128)T;
+    const U m = T < 0 ? (U)(-T) : (U)T;
     const int L = bit_length(m);
     int64_t lead = exp + L - 1;                    // exponent of the leading one
     // the exponent of the result's LSB: 23 below the leading one, never below the subnormal LSB 2^-149
     int64_t lsb = lead - 23 < -149 ? -149 : lead - 23;
     int64_t drop = lsb - exp;                      // bits of m below the result's LSB
-    u128 q;
+    U q;
     if (drop <= 0) {
         q = m << (-drop);
     } else if (drop > L) {                         // below half of the LSB: rounds to 0
         q = 0;
     } else {
         q = m >> drop;
-        const u128 rem = m - (q << drop);
-        const u128 half = (u128)1 << (drop - 1);
+        const U rem = m - (q << drop);
+        const U half = (U)1 << (drop - 1);
         if (rem > half || (rem == half && (q & 1))) q += 1;
     }
     // q is the significand at LSB 2^lsb; a carry out of 24 bits moves the exponent up by one.
@@ -70,16 +68,14 @@ uint32_t to_fp32(i128 T, int64_t exp) {
     return sign | bits;
 }
 
-}  // namespace
-
-extern "C" int fpforge_dot_golden(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a,
-                                  int code_bits_b, const Entry* table_a, const Entry* table_b, int W, int f,
-                                  int64_t x_zero, int acc_bits, int exp_bits, const uint64_t* patterns,
-                                  uint64_t* y, uint64_t* sum, uint64_t* expo) {
-    if (r < 1 || r > 64 || f < 2 || f > 120 || W < 1 || W > 120) return 1;
+// The dot products of the patterns, the sum T in I (int64_t when f + log2(r) leaves room, else __int128).
+template <typename I, typename U>
+void kernel(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a, int code_bits_b,
+            const Entry* table_a, const Entry* table_b, int W, int f, int64_t x_zero, int acc_bits, int exp_bits,
+            const uint64_t* patterns, uint64_t* y, uint64_t* sum, uint64_t* expo) {
     const uint64_t mask_a = (1ull << code_bits_a) - 1, mask_b = (1ull << code_bits_b) - 1;
     const uint64_t a_mask = a_bits >= 64 ? ~0ull : (1ull << a_bits) - 1;
-    const u128 acc_mask = acc_bits >= 128 ? ~(u128)0 : ((u128)1 << acc_bits) - 1;
+    const U acc_mask = acc_bits >= (int)(8 * sizeof(U)) ? ~(U)0 : ((U)1 << acc_bits) - 1;
     const uint64_t exp_mask = exp_bits >= 64 ? ~0ull : (1ull << exp_bits) - 1;
     int64_t S[64], X[64];
     for (uint64_t k = 0; k < count; k++) {
@@ -102,23 +98,40 @@ extern "C" int fpforge_dot_golden(uint64_t start, uint64_t count, int r, int a_b
             X[i] = m ? ea.e + eb.e : x_zero;
             if (X[i] > xm) xm = X[i];
         }
-        i128 T = 0;
+        I T = 0;
         for (int i = 0; i < r; i++) {
             if (!S[i]) continue;
             const int64_t shift = (int64_t)(f - 1 - W) - (xm - X[i]);  // A_i = trunc(S_i * 2^shift)
-            const u128 mag = (u128)(S[i] < 0 ? -S[i] : S[i]);
-            const u128 a = shift >= 0 ? mag << shift : (-shift >= 127 ? 0 : mag >> (-shift));
-            T += S[i] < 0 ? -(i128)a : (i128)a;
+            const U mag = (U)(S[i] < 0 ? -S[i] : S[i]);
+            const U a = shift >= 0 ? mag << shift : (-shift >= (int64_t)(8 * sizeof(U)) ? 0 : mag >> (-shift));
+            T += S[i] < 0 ? -(I)a : (I)a;
         }
         const int64_t e = xm + W - (f - 1);
         uint32_t out;
         if (nan || (pos_inf && neg_inf)) out = QNAN;
         else if (pos_inf) out = INF;
         else if (neg_inf) out = INF | 0x80000000u;
-        else out = to_fp32(T, e);
+        else out = to_fp32<I, U>(T, e);
         y[k] = out;
-        if (sum) sum[k] = (uint64_t)((u128)T & acc_mask);
+        if (sum) sum[k] = (uint64_t)((U)T & acc_mask);
         if (expo) expo[k] = (uint64_t)e & exp_mask;
+    }
+}
+
+}  // namespace
+
+extern "C" int fpforge_dot_golden(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a,
+                                  int code_bits_b, const Entry* table_a, const Entry* table_b, int W, int f,
+                                  int64_t x_zero, int acc_bits, int exp_bits, const uint64_t* patterns,
+                                  uint64_t* y, uint64_t* sum, uint64_t* expo) {
+    if (r < 1 || r > 64 || f < 2 || f > 120 || W < 1 || W > 62) return 1;
+    // |T| < r * 2^(f - 1) <= 2^(f + 5): int64 up to f = 57
+    if (f <= 57) {
+        kernel<int64_t, uint64_t>(start, count, r, a_bits, code_bits_a, code_bits_b, table_a, table_b, W, f, x_zero,
+                                  acc_bits, exp_bits, patterns, y, sum, expo);
+    } else {
+        kernel<i128, u128>(start, count, r, a_bits, code_bits_a, code_bits_b, table_a, table_b, W, f, x_zero,
+                           acc_bits, exp_bits, patterns, y, sum, expo);
     }
     return 0;
 }
