@@ -54,6 +54,10 @@ def add_parser(subparsers):
                    help="--verilog: UNIT_PORT=USER_PORT,... from fpforge's port names (a, y, flags, mode, sat, "
                         "bias, rand) to the module's; unnamed ports keep their names; fpforge's ports the module "
                         "lacks are not driven (inputs) or not checked (outputs), and the output lists them")
+    g.add_argument("--golden", choices=("cpp", "numpy"), default=None,
+                   help="`prove dot`: the golden side: cpp (default for scalar operands: the C++ golden dot product, "
+                        "checked against the numpy model on a sample of every chunk) or numpy (the model alone, "
+                        "about 10x slower; the default for block formats)")
     g.add_argument("--netlist", action="store_true",
                    help="prove the gate-level netlist after synthesis (yosys onto --liberty; cells simulated from "
                         "their liberty functions)")
@@ -170,6 +174,9 @@ def _prove_one(args):
 
     if args.only is not None or args.list or args.estimate:
         raise FpforgeValueError("--only, --list and --estimate apply to `fpforge prove all`")
+    if args.golden is not None:
+        raise FpforgeValueError("--golden applies to `fpforge prove dot` (an encoder or decoder proof's golden side is "
+                                "the numpy model)")
     spec = unit_spec(options_config(args))
     cfg = unit_config(spec)
     _check_parallel(args)

@@ -78,6 +78,13 @@ def mismatch_line(m, cond, unit) -> str:
             f"{_fields(m['actual'], unit)}")
 
 
+def _golden_text(golden) -> str:
+    from .sim.prove_dot import SAMPLE
+
+    return (f"the C++ golden dot product (the numpy model checks {SAMPLE:,} sampled patterns of every chunk)"
+            if golden == "cpp" else "the numpy golden model")
+
+
 def _record(args) -> int:
     """``fpforge prove dot --record``: the dot rows of the record (sim/prove_table.DOT_RECORD) not proved yet,
     then their table in docs/results.md (section ``dot-proofs``)."""
@@ -156,7 +163,7 @@ def run_dot(args) -> int:
         _result_line,
         build_harness_announced,
     )
-    from .sim.prove_dot import CHUNK, DotProofUnit, _dot_spec, dot_conditions, estimate_dot, prove_dot
+    from .sim.prove_dot import CHUNK, DotProofUnit, _dot_spec, dot_conditions, estimate_dot, golden_of, prove_dot
     from .unitopts import print_spec
     from .unitopts import unit_config as options_config
 
@@ -164,6 +171,7 @@ def run_dot(args) -> int:
     spec = _dot_spec(options_config(args))  # bad unit options, too many patterns: before any work
     _check_parallel(args)
     conditions = dot_conditions(spec, _parse_biases(args.bias))
+    golden = golden_of(spec.as_options(), args.golden)
     domain = 1 << sum(spec.config.operand_bits)
     start, end = _parse_range(args.range, domain)
     if args.spec_json:
@@ -183,10 +191,11 @@ def run_dot(args) -> int:
         cores = args.jobs or os.cpu_count() or 1
         print(f"estimating {unit.top} ({unit.describe()}): {domain:,} operand patterns x {len(conditions)} "
               f"condition{'s' * (len(conditions) != 1)}; measuring one chunk now ...", flush=True)
-        est = estimate_dot(unit, conditions, cores=cores)
+        est = estimate_dot(unit, conditions, cores=cores, golden=golden)
         flag = f"; {est['mismatches']:,} MISMATCHES in the sample" if est["mismatches"] else ""
-        print(f"  {est['ns_per_pattern']:.0f} ns CPU per pattern (harness + golden model, {est['sample']:,} patterns "
-              f"in {est['seconds']:.1f} s){flag}")
+        print(f"  {est['ns_per_pattern']:.0f} ns CPU per pattern (harness {est['harness_ns']:.0f} ns, golden side "
+              f"{est['golden_ns']:.0f} ns: {_golden_text(golden)}; {est['sample']:,} patterns in "
+              f"{est['seconds']:.1f} s){flag}")
         print(f"  projected: {est['projected_seconds'] / 60:.1f} min for the whole proof on {cores} idle core"
               f"{'s' * (cores != 1)}")
         return 1 if est["mismatches"] else 0
@@ -195,7 +204,7 @@ def run_dot(args) -> int:
         print(f"proving {unit.module} ({unit.origin}; Verilog sha256 {unit.verilog_hash}): {unit.describe()}")
         print(f"  operand patterns {{B, A}} = {start:#0{digits}x}..{end - 1:#0{digits}x} ({end - start:,} of 2^"
               f"{unit.pattern_bits}; A = the low {unit.a_bits} bits) under {len(conditions)} condition"
-              f"{'s' * (len(conditions) != 1)}")
+              f"{'s' * (len(conditions) != 1)}; golden: {_golden_text(golden)}")
     build_harness_announced(unit, fresh=args.fresh, quiet=args.json)
     t0 = time.perf_counter()
 
@@ -209,7 +218,8 @@ def run_dot(args) -> int:
 
     with cluster_client(args, args.cluster_kwargs) as scheduler:
         results = prove_dot(unit, conditions, start=start, end=end, chunk=args.chunk or CHUNK, jobs=args.jobs,
-                            scheduler=scheduler, store=not args.fresh, progress=not args.json, on_result=report)
+                            scheduler=scheduler, store=not args.fresh, progress=not args.json, on_result=report,
+                            golden=golden)
     wall = time.perf_counter() - t0
     vectors = sum(r.vectors for r in results)
     bad = [r for r in results if r.mismatches]

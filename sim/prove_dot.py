@@ -10,11 +10,15 @@ operands) are not operand bits: they are held constant over a proof, one *condit
 both selects of each operand, and each (bias_a, bias_b) pair of a chosen set of biases (default
 :data:`DOT_BIASES`).
 
-The golden side is the public vectorised model, :func:`fpforge.golden.dot.dot`, over a batch (2**20
-dot products) of numpy arrays: operand codes are cut from the pattern numbers with shifts (scalar formats)
-or unpacked by :func:`fpforge.golden.dot.from_operand_words` (block formats). The prover does no
-arithmetic of its own. Every output of the unit is compared: ``y`` (FP32 bits) and, with ``raw``, ``sum``
-and ``exp`` (two's complement, masked to their widths).
+The golden side (``golden``): ``"cpp"``, the default for scalar operand formats, is the C++ twin of the golden
+dot product (:mod:`fpforge.sim.dot_golden`, about 15x faster than numpy); every chunk checks a random sample of
+:data:`SAMPLE` of its patterns, and every mismatch it keeps, against the public vectorised model
+:func:`fpforge.golden.dot.dot` too, so a divergence of the two oracles fails the chunk (never hidden).
+``"numpy"`` (the default for block formats) is that model alone over every pattern, a batch (:data:`BATCH`
+dot products) of numpy arrays at a time: operand codes are cut from the pattern numbers with shifts (scalar
+formats) or unpacked by :func:`fpforge.golden.dot.from_operand_words` (block formats). Every output of the
+unit is compared: ``y`` (FP32 bits) and, with ``raw``, ``sum`` and ``exp`` (two's complement, masked to their
+widths).
 
 Chunks (:data:`CHUNK` patterns), parallel workers, the record of finished chunks (resumption) and the
 progress bar are the encoder prover's (:mod:`fpforge.sim.prove`, ``fpforge.jobs``); a chunk's record key
@@ -38,11 +42,13 @@ import numpy as np
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, ToolError
 from ..jobs import Store, TaskFailure, cache_dir, executor, run_tasks
+from .dot_golden import library_path
 from .harness import HarnessRun, HarnessSpec, build_harness
 from .prove import ProofResult
 
-__all__ = ["CHUNK", "DOT_BIASES", "DotCondition", "DotProofResult", "DotProofUnit", "MAX_PATTERN_BITS",
-           "check_dot_chunk", "dot_conditions", "dot_golden", "estimate_dot", "prove_dot", "prover_version"]
+__all__ = ["CHUNK", "DOT_BIASES", "GOLDENS", "SAMPLE", "DotCondition", "DotProofResult", "DotProofUnit",
+           "MAX_PATTERN_BITS", "check_dot_chunk", "dot_conditions", "dot_golden", "estimate_dot", "golden_of",
+           "prove_dot", "prover_version"]
 
 #: The largest dot unit the prover takes: 2**36 operand patterns (A and B bits together).
 MAX_PATTERN_BITS = 36
@@ -50,8 +56,14 @@ MAX_PATTERN_BITS = 36
 CHUNK = 1 << 24
 #: Patterns per numpy batch inside a chunk (2**18 measured fastest for r = 2 FP8: 2**16 and 2**20 are 10-50 % slower).
 BATCH = 1 << 18
+#: Patterns per C++ golden batch (the harness' records of a batch are read at once).
+CPP_BATCH = 1 << 20
 #: Mismatches kept per chunk and per condition (all are counted).
 KEEP = 10
+#: The golden sides of a proof: the C++ twin (checked against numpy on a sample) or the numpy model alone.
+GOLDENS = ("cpp", "numpy")
+#: Patterns per chunk the numpy golden model checks the C++ one on (with the C++ golden).
+SAMPLE = 1 << 12
 #: Biases of each CFloat8 operand a proof runs at when none are given: every (bias_a, bias_b) pair of these
 #: (0: the largest values, 7: the IEEE-like bias of cfloat8_143, 63: the smallest values).
 DOT_BIASES = (0, 7, 63)
@@ -345,29 +357,89 @@ def dot_golden(cfg, patterns, a_bits, cond: DotCondition) -> dict:
     return out
 
 
+def golden_of(cfg, golden=None) -> str:
+    """The golden side of a proof of the dot unit ``cfg`` (``build_unit`` keywords): ``golden`` checked, or,
+    when None, ``"cpp"`` where the C++ golden covers the unit (scalar operands) and ``"numpy"`` elsewhere.
+
+    Raises
+    ------
+    FpforgeValueError
+        Not one of :data:`GOLDENS`, or ``"cpp"`` for a unit the C++ golden does not cover.
+    """
+    from .dot_golden import MAX_F, covers
+
+    if golden is None:
+        return "cpp" if covers(cfg) else "numpy"
+    if golden not in GOLDENS:
+        raise FpforgeValueError(f"the golden side of a dot proof is one of {', '.join(GOLDENS)}, not {golden!r}")
+    if golden == "cpp" and not covers(cfg):
+        raise FpforgeValueError(f"the C++ golden computes scalar operand formats at r <= 64, f <= {MAX_F} (e4m3, e5m2, "
+                                f"hif8, cfloat8, fp8, FP6, FP4), not {cfg['format']} r={cfg['r']} f={cfg['f']}: "
+                                "use --golden numpy")
+    return golden
+
+
+def _packed(exp, fields, n):
+    """The outputs ``exp`` packed into records as the harness writes them."""
+    if len(fields) == 1 and fields[0][1] == 0:  # y alone: the record is y
+        return exp[fields[0][0]]
+    packed = np.zeros(n, np.uint64)
+    for name, shift, _ in fields:
+        packed |= exp[name] << np.uint64(shift)
+    return packed
+
+
+def _oracles_agree(cfg, a_bits, cond, patterns, cpp_packed, fields):
+    """Raise ToolError unless the numpy golden model gives ``cpp_packed`` (the C++ golden's packed outputs) on
+    ``patterns``."""
+    ref = _packed(dot_golden(cfg, patterns, a_bits, cond), fields, len(patterns))
+    bad = np.flatnonzero(ref != cpp_packed)
+    if len(bad):
+        i = bad[0]
+        raise ToolError(f"the C++ and numpy golden dot products disagree on {len(bad)} of {len(patterns)} sampled "
+                        f"patterns, first {int(patterns[i]):#x} ({cond.label()}): numpy {int(ref[i]):#x}, C++ "
+                        f"{int(cpp_packed[i]):#x} (packed outputs); prove with --golden numpy and report it")
+
+
 def check_dot_chunk(task) -> dict:
-    """Run one chunk: ``task`` holds ``spec`` (HarnessSpec), ``cfg``, ``a_bits``, ``cond``, ``start`` and
-    ``count``. Returns vectors, the mismatch count, the first :data:`KEEP` mismatches, seconds."""
+    """Run one chunk: ``task`` holds ``spec`` (HarnessSpec), ``cfg``, ``a_bits``, ``cond``, ``start``, ``count``
+    and ``golden`` (one of :data:`GOLDENS`, default numpy). Returns vectors, the mismatch count, the first
+    :data:`KEEP` mismatches, seconds.
+
+    Raises
+    ------
+    ToolError
+        With the C++ golden: the numpy model disagrees with it on the chunk's sample or on a kept mismatch.
+    """
+    from .dot_golden import cpp_dot_golden
+
     spec, cfg, cond = task["spec"], task["cfg"], DotCondition(*task["cond"])
     start, count, a_bits = task["start"], task["count"], task["a_bits"]
+    cpp = task.get("golden", "numpy") == "cpp"
     t0, c_start = time.perf_counter(), time.process_time()
     exe = build_harness(spec)
     fixed = [cond.port_value(n) for n in spec.fixed]
     fields = [(n, *spec.field(n)) for n, _ in spec.outputs]
     golden_cpu, bad_count, first = 0.0, 0, []
+    rng = np.random.default_rng(start)  # the sample: reproducible per chunk
+    batch = CPP_BATCH if cpp else BATCH
     with HarnessRun(exe, spec, [(start, count, 0, fixed)]) as run:
-        for s in range(start, start + count, BATCH):
-            n = min(BATCH, start + count - s)
+        for s in range(start, start + count, batch):
+            n = min(batch, start + count - s)
             rec = run.read(n).astype(np.uint64)
             c0 = time.process_time()
-            exp = dot_golden(cfg, np.arange(s, s + n, dtype=np.uint64), a_bits, cond)
+            if cpp:
+                packed = _packed(cpp_dot_golden(cfg, s, n, a_bits, cond), fields, n)
+            else:
+                packed = _packed(dot_golden(cfg, np.arange(s, s + n, dtype=np.uint64), a_bits, cond), fields, n)
             golden_cpu += time.process_time() - c0
-            packed = np.zeros(n, np.uint64)
-            for name, shift, _ in fields:
-                packed |= exp[name] << np.uint64(shift)
             bad = np.flatnonzero(rec != packed)
             bad_count += len(bad)
-            for i in bad[: max(0, KEEP - len(first))]:
+            kept = bad[: max(0, KEEP - len(first))]
+            if cpp:
+                picks = np.unique(np.concatenate([rng.integers(0, n, -(-SAMPLE * n // count)), kept]))
+                _oracles_agree(cfg, a_bits, cond, (s + picks).astype(np.uint64), packed[picks], fields)
+            for i in kept:
                 first.append({"pattern": s + int(i),
                               "expected": {nm: (int(packed[i]) >> sh) & ((1 << w) - 1) for nm, sh, w in fields},
                               "actual": {nm: (int(rec[i]) >> sh) & ((1 << w) - 1) for nm, sh, w in fields}})
@@ -385,13 +457,14 @@ class DotProofResult(ProofResult):
 
 @lru_cache(maxsize=1)
 def prover_version() -> str:
-    """A hash of the dot prover's sources (this module, the harness and its C++ main)."""
+    """A hash of the dot prover's sources (this module, the harness and its C++ main, the C++ golden)."""
     from pathlib import Path
 
     from .prove import _tree_hash
 
     here = Path(__file__).parent
-    return _tree_hash([here / "prove_dot.py", here / "harness.py", here / "prove_harness.cpp"])
+    return _tree_hash([here / "prove_dot.py", here / "harness.py", here / "prove_harness.cpp",
+                       here / "dot_golden.py", here / "dot_golden.cpp"])
 
 
 def _chunks(start, end, chunk):
@@ -402,9 +475,10 @@ def _chunks(start, end, chunk):
 
 
 def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=CHUNK, jobs=None, scheduler=None,
-              pool=None, store=True, progress=True, on_result=None) -> list:
+              pool=None, store=True, progress=True, on_result=None, golden=None) -> list:
     """Prove the dot unit under each of ``conditions`` (default :meth:`DotProofUnit.conditions`) over operand
-    patterns ``[start, end)`` (default all ``unit.domain``); arguments as :func:`fpforge.sim.prove.prove`.
+    patterns ``[start, end)`` (default all ``unit.domain``); arguments as :func:`fpforge.sim.prove.prove`;
+    ``golden``: the golden side (:func:`golden_of`; None: C++ where it covers the unit).
 
     Returns
     -------
@@ -423,8 +497,11 @@ def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=C
     if chunk < 1:
         raise FpforgeValueError(f"chunk must be positive, not {chunk!r}")
     conditions = unit.conditions() if conditions is None else [DotCondition(*c) for c in conditions]
+    golden = golden_of(unit.golden_cfg, golden)
     spec = unit.harness_spec
     build_harness(spec)
+    if golden == "cpp":
+        library_path()  # compiled once here, not in each worker
     if store is True:
         store = Store(cache_dir("prove") / "chunks")
     elif store is False:
@@ -434,8 +511,8 @@ def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=C
     with executor(jobs=jobs, scheduler=scheduler) if pool is None else contextlib.nullcontext(pool) as ex:
         for cond in conditions:
             ident = json.dumps({"prover": prover_version(), "golden": golden_version(), "harness": spec.key,
-                                "cfg": cfg, "cond": list(cond)}, sort_keys=True)
-            tasks = [dict(spec=spec, cfg=cfg, a_bits=unit.a_bits, cond=tuple(cond), start=a, count=b - a,
+                                "cfg": cfg, "cond": list(cond), "oracle": golden}, sort_keys=True)
+            tasks = [dict(spec=spec, cfg=cfg, a_bits=unit.a_bits, cond=tuple(cond), start=a, count=b - a, golden=golden,
                           key=f"dot|{ident}|{a}:{b}") for a, b in _chunks(start, end, chunk)]
             res = DotProofResult(unit.top, unit.origin, cond, unit.verilog_hash, start, end, chunks=len(tasks),
                                  date=datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M"))
@@ -463,18 +540,21 @@ def prove_dot(unit: DotProofUnit, conditions=None, *, start=0, end=None, chunk=C
     return results
 
 
-def estimate_dot(unit: DotProofUnit, conditions=None, *, sample=1 << 22, cores=1) -> dict:
+def estimate_dot(unit: DotProofUnit, conditions=None, *, sample=1 << 22, cores=1, golden=None) -> dict:
     """Measure one condition on ``sample`` patterns (one chunk, in this process; the harness is built first)
-    and project the whole proof: ``{"sample", "seconds", "ns_per_pattern", "patterns", "conditions",
-    "projected_seconds"}`` (CPU time per pattern x all patterns x conditions / ``cores``)."""
+    and project the whole proof: ``{"sample", "seconds", "ns_per_pattern", "harness_ns", "golden_ns",
+    "golden", "patterns", "conditions", "projected_seconds"}`` (CPU time per pattern x all patterns x
+    conditions / ``cores``; ``golden`` as :func:`prove_dot`)."""
     conditions = unit.conditions() if conditions is None else list(conditions)
+    golden = golden_of(unit.golden_cfg, golden)
     spec = unit.harness_spec
     build_harness(spec)
     n = min(sample, unit.domain)
     start = (unit.domain - n) // 2  # the middle of the range: neither all-zero nor the first codes only
     out = check_dot_chunk(dict(spec=spec, cfg=unit.golden_cfg, a_bits=unit.a_bits, cond=tuple(conditions[0]),
-                               start=start, count=n))
+                               start=start, count=n, golden=golden))
     ns = (out["harness_cpu"] + out["worker_cpu"]) / n * 1e9
     return {"sample": n, "seconds": out["seconds"], "mismatches": out["mismatches"], "ns_per_pattern": ns,
+            "harness_ns": out["harness_cpu"] / n * 1e9, "golden_ns": out["golden_cpu"] / n * 1e9, "golden": golden,
             "patterns": unit.domain, "conditions": len(conditions),
             "projected_seconds": ns * 1e-9 * unit.domain * len(conditions) / max(1, cores)}

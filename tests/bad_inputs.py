@@ -1994,3 +1994,32 @@ def _typed_sweep_api_cases():
 
 
 API_CASES += _typed_sweep_api_cases()
+
+
+# `fpforge prove dot --golden` (issue 29: the C++ golden dot product): an unknown golden side, the C++ golden for a
+# block format it does not compute, --golden on an encoder proof. Each fails before any harness is built.
+_PROVE_DOT_GOLDEN_CASES = [
+    ("prove-dot-golden-unknown", [*_PD, "--golden", "fortran"], "invalid choice: 'fortran'"),
+    ("prove-dot-golden-cpp-block", ["prove", "dot", "--preset", "bdr", "--m", "2", "--k1", "2", "--d1", "4", "--k2",
+                                    "2", "--d2", "0", "--r", "2", "--f", "16", "--golden", "cpp"],
+     "the C++ golden computes scalar operand formats"),
+    ("prove-encoder-golden", ["prove", "encoder", "-f", "e4m3", "--golden", "numpy"],
+     "--golden applies to `fpforge prove dot`"),
+]
+CLI_CASES += _rows("", _PROVE_DOT_GOLDEN_CASES)
+
+
+def _prove_dot_golden_api_cases():
+    from fpforge.sim.prove_dot import golden_of
+
+    cfg = {"format": "e4m3", "format_b": "e4m3", "r": 2, "f": 32}
+    return [
+        ("prove-dot-api-golden-unknown", lambda: golden_of(cfg, "fortran"), ValueError,
+         "the golden side of a dot proof is one of cpp, numpy, not 'fortran'"),
+        ("prove-dot-api-golden-cpp-block", lambda: golden_of({**cfg, "format": "mx9", "format_b": "mx9", "r": 32},
+                                                             "cpp"), ValueError,
+         "the C++ golden computes scalar operand formats"),
+    ]
+
+
+API_CASES += _prove_dot_golden_api_cases()
