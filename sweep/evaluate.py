@@ -44,6 +44,11 @@ AUTO_EXACT = 0.99
 #: Dot products (pairs of r-value slices of the QSNR vectors) checked for ``f = "auto"``.
 AUTO_DOTS = 10_000
 
+#: yosys's time limit per sweep unit (synthesize's own default is 600 s): the flat standard flow of the largest
+#: units runs longer (bdr_m9_k64_d8_k64_d0 at r = 64 spent over 600 s in synth's generic ABC pass under
+#: `paper --flow standard --ppa`, where its r = 64 neighbours took 7 to 153 s); a limit, not a budget.
+SWEEP_SYNTH_TIMEOUT_S = 3600.0
+
 
 # -- keys -----------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
@@ -301,7 +306,7 @@ def area_task(task) -> dict:
         kw["workload"] = task_spec(task["unit"])[0]
     # (PPA without a space's own ABC script: the flow's delay-target script)
     rep = synthesize(verilog, top, liberty=task.get("liberty"), pre_abc=task.get("pre_abc", True),
-                     reuse=bool(task.get("reuse")), **kw)
+                     reuse=bool(task.get("reuse")), timeout=SWEEP_SYNTH_TIMEOUT_S, **kw)
     t2 = time.perf_counter()
     backend, version = yosys_backend()
     out = dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],
