@@ -422,26 +422,22 @@ class DotProduct(SpecBuilt, wiring.Component):
         return out
 
     # -- anchored P2..P5: each block sum shifted LEFT by its offset from x_min into a fixed-anchor sum ------------
-    # Every sum is one carry-save reduction and one prefix adder (hw/adders.py); a block of one element keeps
-    # its product as magnitude and sign (the negation is folded into the final reduction); one block is not
-    # shifted at all (the sum keeps the block exponent).
+    # Every multi-operand sum is one carry-save reduction and one prefix adder (hw/adders.py; the signs of a
+    # block's products folded into it); one block is not shifted at all (the sum keeps the block exponent).
     def _anchor_block_sums(self, m, live):
         cfg = self._cfg
-        if cfg.sub_block_guard:  # the sub-block shifts: the aligned datapath's block trees
+        if cfg.sub_block_guard or cfg.k1 == 1:  # the aligned datapath's block trees (one product: its negation)
             return self._block_sums(m, live)
         out = _carried(live)
         for j in range(cfg.nb):
             terms = [("mag", live[f"p{j}_{i}"], live[f"n{j}_{i}"]) for i in range(cfg.k1)]
-            if cfg.k1 == 1:
-                out[f"s{j}"], out[f"n{j}"] = terms[0][1:]
-            else:
-                out[f"s{j}"] = sum_terms(m, terms, cfg.W + 1, f"blk{j}")
+            out[f"s{j}"] = sum_terms(m, terms, cfg.W + 1, f"blk{j}")
             out[f"x{j}"] = live[f"x{j}"]
         return out
 
     def _anchor_offsets(self, m, live):
         cfg = self._cfg
-        out = _carried(live, *(f"s{j}" for j in range(cfg.nb)), *(f"n{j}" for j in range(cfg.nb)))
+        out = _carried(live, *(f"s{j}" for j in range(cfg.nb)))
         if cfg.nb == 1:
             out["x0"] = live["x0"]
             return out
@@ -455,11 +451,11 @@ class DotProduct(SpecBuilt, wiring.Component):
         cfg = self._cfg
         if cfg.nb == 1:
             return dict(live)
-        out = _carried(live, *(f"n{j}" for j in range(cfg.nb)))
+        out = _carried(live)
         span = cfg.x_max - cfg.x_min
         for j in range(cfg.nb):
             s = live[f"s{j}"]
-            A = Signal((signed if s.shape().signed else unsigned)(len(s) + span), name=f"a{j}")
+            A = Signal(signed(len(s) + span), name=f"a{j}")
             m.d.comb += A.eq(s << live[f"d{j}"])
             out[f"a{j}"] = A
         return out
@@ -471,12 +467,8 @@ class DotProduct(SpecBuilt, wiring.Component):
         if cfg.nb == 1:
             T = live["s0"]
             m.d.comb += E.eq(live["x0"] + cfg.c)
-            if not T.shape().signed:  # one product: its magnitude and sign
-                T = sum_terms(m, [("mag", live["s0"], live["n0"])], len(T) + 1, "acc")
         else:
-            terms = [("mag", live[f"a{j}"], live[f"n{j}"]) if f"n{j}" in live else ("signed", live[f"a{j}"])
-                     for j in range(cfg.nb)]
-            T = sum_terms(m, terms, anchored_sum_bits(cfg), "acc")
+            T = sum_terms(m, [("signed", live[f"a{j}"]) for j in range(cfg.nb)], anchored_sum_bits(cfg), "acc")
             m.d.comb += E.eq(cfg.x_min + cfg.c)
         out["sum"] = T
         out["exp"] = E
