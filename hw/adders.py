@@ -10,7 +10,7 @@ one inverted sign bit at column w, and a constant ``-2**w`` that all terms share
 
 from amaranth import Cat, Const, Mux, Signal, signed
 
-__all__ = ["compress", "prefix_add", "sum_terms"]
+__all__ = ["PREFIX_STYLES", "compress", "prefix_add", "sum_terms"]
 
 
 def compress(m, columns, width, name):
@@ -41,25 +41,53 @@ def compress(m, columns, width, name):
     return words
 
 
-def prefix_add(m, a, b, name):
-    """``a + b`` modulo ``2**len(a)`` (``a``, ``b`` of equal width) as a Sklansky parallel-prefix adder:
-    log2(width) levels of generate/propagate merges, then one XOR per bit."""
+#: The parallel-prefix carry networks :func:`prefix_add` builds (docs/dot.md "Datapaths" has their measured area
+#: and depth in the anchored dot unit).
+PREFIX_STYLES = ("sklansky", "brent_kung", "han_carlson")
+
+
+def _prefix_pairs(width, style):
+    """The (i, j) merges of each level of the carry network: ``(G, P)[i] = (G, P)[i] o (G, P)[j]`` for every
+    pair of a level, the levels in order; afterwards ``G[i]`` is the carry out of bits 0..i."""
+    levels = []
+    if style == "sklansky":
+        span = 1
+        while span < width:
+            levels.append([(i, (i // span) * span - 1) for i in range(width) if i & span])
+            span *= 2
+    elif style == "brent_kung":
+        span = 1
+        while span < width:  # up-sweep: the power-of-two blocks
+            levels.append([(i, i - span) for i in range(2 * span - 1, width, 2 * span)])
+            span *= 2
+        span //= 4
+        while span >= 1:  # down-sweep: the rest
+            levels.append([(i, i - span) for i in range(3 * span - 1, width, 2 * span)])
+            span //= 2
+    else:  # han_carlson: Kogge-Stone on the odd bits, then one level for the even ones
+        span = 1
+        while span < width:
+            levels.append([(i, i - span) for i in range(1, width, 2) if i - span >= 0])
+            span *= 2
+        levels.append([(i, i - 1) for i in range(2, width, 2)])
+    return [lvl for lvl in levels if lvl]
+
+
+def prefix_add(m, a, b, name, style="sklansky"):
+    """``a + b`` modulo ``2**len(a)`` (``a``, ``b`` of equal width) as a parallel-prefix adder with the carry
+    network ``style`` (:data:`PREFIX_STYLES`): generate/propagate per bit, the network's merges, then one XOR
+    per bit."""
     width = len(a)
-    g = [a[i] & b[i] for i in range(width)]
     p = [a[i] ^ b[i] for i in range(width)]
-    G, P = list(g), list(p)
-    span = 1
-    while span < width:
+    G, P = [a[i] & b[i] for i in range(width)], list(p)
+    for k, pairs in enumerate(_prefix_pairs(width, style)):
         nG, nP = list(G), list(P)
-        for i in range(width):
-            if i & span:
-                j = (i // span) * span - 1  # the top of the lower half of i's block
-                nG[i] = G[i] | (P[i] & G[j])
-                nP[i] = P[i] & P[j]
-        lvl = Signal(width, name=f"{name}_g{span}")
+        for i, j in pairs:
+            nG[i] = G[i] | (P[i] & G[j])
+            nP[i] = P[i] & P[j]
+        lvl = Signal(width, name=f"{name}_g{k}")
         m.d.comb += lvl.eq(Cat(*nG))
         G, P = [lvl[i] for i in range(width)], nP
-        span *= 2
     out = Signal(width, name=name)
     m.d.comb += out.eq(Cat(p[0], *(p[i] ^ G[i - 1] for i in range(1, width))))
     return out
