@@ -40,6 +40,7 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
+from .adders import sum_terms
 from .classify import highest_one_tree
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
@@ -256,7 +257,8 @@ class DotProduct(SpecBuilt, wiring.Component):
 
         live = boundary(1, self._products(m, src))
         if self._datapath == "anchored":  # P3..P5: anchor offsets, left shifts, the fixed-anchor sum
-            parts = (self._block_sums, self._anchor_offsets, self._anchor_shift, self._anchor_sum, self._fp32)
+            parts = (self._anchor_block_sums, self._anchor_offsets, self._anchor_shift, self._anchor_sum,
+                     self._fp32)
         else:
             parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
         for k, part in enumerate(parts, start=2):
@@ -419,10 +421,26 @@ class DotProduct(SpecBuilt, wiring.Component):
         out["exp"] = E
         return out
 
-    # -- anchored P3..P5: each block sum shifted LEFT by its offset from x_min into a fixed-anchor sum ------------
+    # -- anchored P2..P5: each block sum shifted LEFT by its offset from x_min into a fixed-anchor sum ------------
+    # Every multi-operand sum is one carry-save reduction and one prefix adder (hw/adders.py; the signs of a
+    # block's products folded into it); one block is not shifted at all (the sum keeps the block exponent).
+    def _anchor_block_sums(self, m, live):
+        cfg = self._cfg
+        if cfg.sub_block_guard or cfg.k1 == 1:  # the aligned datapath's block trees (one product: its negation)
+            return self._block_sums(m, live)
+        out = _carried(live)
+        for j in range(cfg.nb):
+            terms = [("mag", live[f"p{j}_{i}"], live[f"n{j}_{i}"]) for i in range(cfg.k1)]
+            out[f"s{j}"] = sum_terms(m, terms, cfg.W + 1, f"blk{j}")
+            out[f"x{j}"] = live[f"x{j}"]
+        return out
+
     def _anchor_offsets(self, m, live):
         cfg = self._cfg
         out = _carried(live, *(f"s{j}" for j in range(cfg.nb)))
+        if cfg.nb == 1:
+            out["x0"] = live["x0"]
+            return out
         for j in range(cfg.nb):
             d = Signal(range(cfg.x_max - cfg.x_min + 1), name=f"d{j}")
             m.d.comb += d.eq(live[f"x{j}"] - cfg.x_min)
@@ -431,22 +449,27 @@ class DotProduct(SpecBuilt, wiring.Component):
 
     def _anchor_shift(self, m, live):
         cfg = self._cfg
+        if cfg.nb == 1:
+            return dict(live)
         out = _carried(live)
-        width = cfg.W + 1 + (cfg.x_max - cfg.x_min)
+        span = cfg.x_max - cfg.x_min
         for j in range(cfg.nb):
-            A = Signal(signed(width), name=f"a{j}")
-            m.d.comb += A.eq(live[f"s{j}"] << live[f"d{j}"])
+            s = live[f"s{j}"]
+            A = Signal(signed(len(s) + span), name=f"a{j}")
+            m.d.comb += A.eq(s << live[f"d{j}"])
             out[f"a{j}"] = A
         return out
 
     def _anchor_sum(self, m, live):
         cfg = self._cfg
         out = _carried(live)
-        total = reduce_tree(m, [live[f"a{j}"] for j in range(cfg.nb)], "add", "acc")
-        T = Signal(signed(anchored_sum_bits(cfg)), name="sum")
-        m.d.comb += T.eq(total)
         E = Signal(signed(cfg.exp_bits), name="exp")
-        m.d.comb += E.eq(cfg.x_min + cfg.c)
+        if cfg.nb == 1:
+            T = live["s0"]
+            m.d.comb += E.eq(live["x0"] + cfg.c)
+        else:
+            T = sum_terms(m, [("signed", live[f"a{j}"]) for j in range(cfg.nb)], anchored_sum_bits(cfg), "acc")
+            m.d.comb += E.eq(cfg.x_min + cfg.c)
         out["sum"] = T
         out["exp"] = E
         return out
@@ -460,17 +483,26 @@ class DotProduct(SpecBuilt, wiring.Component):
         neg = Signal(name="neg")
         mag = Signal(mb, name="mag")
         m.d.comb += [neg.eq(T[-1]), mag.eq(Mux(T[-1], -T, T))]
-        lead = highest_one_tree(m, mag, "lead")
         ebits = max(cfg.exp_bits, bits_for(mb)) + 2
         e = Signal(signed(ebits), name="lead_exp")
-        m.d.comb += e.eq(E + lead)
         lsh = Signal(range(mb), name="norm_shift")
-        m.d.comb += lsh.eq(mb - 1 - lead)
+        # the lead exponent's static range: the FP32 subnormal and overflow logic only where e can get there
+        if self._datapath == "aligned":
+            e_lo, e_hi = cfg.exp_min, cfg.exp_max
+            lead = highest_one_tree(m, mag, "lead")
+            m.d.comb += [e.eq(E + lead), lsh.eq(mb - 1 - lead)]
+        else:  # the anchored sum's exponent: x_min + c, or the block's X + c for one block
+            e_lo, e_hi = cfg.x_min + cfg.c, (cfg.x_max if cfg.nb == 1 else cfg.x_min) + cfg.c
+            # mag padded below to a power of two: the normalizing shift is the inverted leading-one position
+            # (no subtraction on the way to the shifter)
+            k = bits_for(mb - 1)
+            lead = highest_one_tree(m, Cat(Const(0, (1 << k) - mb), mag), "lead")
+            m.d.comb += [e.eq(E + lead - ((1 << k) - mb)), lsh.eq(~lead[:k])]
+        e_hi += mb - 1
         norm = Signal(wn, name="norm")
         m.d.comb += norm.eq((Cat(Const(0, wn - mb), mag) << lsh)[:wn])
-        # the lead exponent's static range: the FP32 subnormal and overflow logic only where e can get there
-        e_lo, e_hi = (cfg.exp_min, cfg.exp_max) if self._datapath == "aligned" else (cfg.x_min + cfg.c,) * 2
-        e_hi += mb - 1
+        if self._datapath == "anchored" and e_lo >= -126:
+            return self._fp32_normal(m, live, neg, mag, norm, e, e_hi)
         limit = wn + 1
         shift = Signal(range(wn + 2), name="round_shift")
         if e_lo >= -126:  # never subnormal: round at bit wn - 24
@@ -505,20 +537,50 @@ class DotProduct(SpecBuilt, wiring.Component):
             m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
         with m.Else():
             m.d.comb += y.eq(Cat(bits[:31], neg))
-        if cfg.specials:
-            nan, pos, ngt = live["sp_nan"], live["sp_pinf"], live["sp_ninf"]
-            yo = Signal(32, name="y_special")
-            with m.If(nan | (pos & ngt)):
-                m.d.comb += yo.eq(0x7FC00000)
-            with m.Elif(pos):
-                m.d.comb += yo.eq(0x7F800000)
-            with m.Elif(ngt):
-                m.d.comb += yo.eq(0xFF800000)
-            with m.Else():
-                m.d.comb += yo.eq(y)
-            y = yo
+        y = self._specials(m, live, y)
+        return self._fp32_out(live, y, T, E)
+
+    def _fp32_out(self, live, y, T, E):
+        """P6's outputs: ``y`` after the special-value override, and the raw sum and exponent with ``raw``."""
         out = {"y": y}
         if self._raw:
             out["sum"] = T
             out["exp"] = E
         return out
+
+    def _fp32_normal(self, m, live, neg, mag, norm, e, e_hi):
+        """The anchored P6's rounding when the result is never subnormal: round to nearest even at the 24th
+        bit of ``norm`` (leading one at its top) and add the round-up to ``{exponent field, fraction}`` in one
+        increment (the hidden bit folded into the field: ``e + 127``)."""
+        wn = len(norm)
+        up = Signal(name="round_up")
+        sticky = norm[: wn - 25].any() if wn > 25 else Const(0, 1)
+        m.d.comb += up.eq(norm[wn - 25] & (norm[wn - 24] | sticky) if wn > 24 else 0)
+        bits = Signal(32, name="bits")
+        m.d.comb += bits.eq(Cat(norm[wn - 24 : wn - 1], (e + 127)[:8]) + up)
+        big = e > 127 if e_hi > 127 else Const(0, 1)
+        ovf = big | (bits >= 0x7F800000) if e_hi >= 127 else big  # e <= 126 rounds at most to 2**127
+        y = Signal(32, name="y")
+        with m.If(mag == 0):
+            m.d.comb += y.eq(0)
+        with m.Elif(ovf):
+            m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
+        with m.Else():
+            m.d.comb += y.eq(Cat(bits[:31], neg))
+        return self._fp32_out(live, self._specials(m, live, y), live["sum"], live["exp"])
+
+    def _specials(self, m, live, y):
+        """``y`` with the special-value override (NaN, +Inf, -Inf of the products) when the format has them."""
+        if not self._cfg.specials:
+            return y
+        nan, pos, ngt = live["sp_nan"], live["sp_pinf"], live["sp_ninf"]
+        yo = Signal(32, name="y_special")
+        with m.If(nan | (pos & ngt)):
+            m.d.comb += yo.eq(0x7FC00000)
+        with m.Elif(pos):
+            m.d.comb += yo.eq(0x7F800000)
+        with m.Elif(ngt):
+            m.d.comb += yo.eq(0xFF800000)
+        with m.Else():
+            m.d.comb += yo.eq(y)
+        return yo
