@@ -44,7 +44,7 @@ regress:
 prove:
 	$(PY) -m fpforge prove all --jobs $(JOBS)
 	$(PY) -m fpforge prove dot --record --jobs $(JOBS)
-	$(PY) -m fpforge.equiv_record
+	$(PY) -m fpforge.equiv_record --jobs $(JOBS)
 
 bench:
 	$(PY) bench/bench_golden.py

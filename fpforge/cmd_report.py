@@ -377,6 +377,10 @@ SECTIONS = (
     Section("dot-proofs", "the exhaustive dot-product proofs (`fpforge prove dot --record`: proves the rows not "
             "recorded on this machine, about 8 min per 2^32-pattern row on 2 cores)", _cmd("fpforge", "prove", "dot",
                                                                                       "--record"), 240, long=True),
+    Section("equiv", "the equivalence rows of the record (`python -m fpforge.equiv_record`: runs the rows not recorded "
+            "under today's key; netlist rows seconds to minutes each, 770 rows)", _cmd("python", "-m",
+                                                                                    "fpforge.equiv_record", "--jobs",
+                                                                                    "2"), 240, long=True),
     Section("sweep-fig7-preview", "the design-space sweep preview (Fig. 7), figure and claims",
             _cmd("fpforge", "sweep", "docs/spaces/fig7-preview.toml", "--claims", "--results"), 2),
     Section("sweep-reuse", "the sweep's reuse flow against the standard flow",

@@ -13,7 +13,11 @@ why: the budget it ran out of). Rows are keyed by a hash of the unit's spec, the
 budget and the sources of the equivalence code and the hardware generator, and kept in
 ``docs/results/equiv.json``; a rerun skips a row whose key is unchanged. Run::
 
-    python -m fpforge.equiv_record [--only SUBSTRING] [--limit N] [--timeout S] [--list]
+    python -m fpforge.equiv_record [--only SUBSTRING] [--kind netlist|stream] [--unit UNIT] [--limit N]
+                                   [--timeout S] [--jobs N] [--list]
+
+The store is the data of the ``equiv`` section of docs/results.md: every run rewrites the section (a summary
+by unit kind and comparison, then every row) with its provenance.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["DEFAULT_ENGINE", "equiv_rows", "row_key", "run_rows", "table_markdown"]
+__all__ = ["DEFAULT_ENGINE", "equiv_rows", "row_key", "run_rows", "section_markdown", "table_markdown"]
 
 #: The ABC engine of the combinational rows (dprove for dot units: sim.equiv.DOT_ENGINE, by measurement).
 DEFAULT_ENGINE = "iprove"
@@ -91,45 +95,80 @@ def row_key(spec, kind, liberty, engine, timeout, sources=None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+COMMAND = "python -m fpforge.equiv_record"
+
+
 def _load(path):
+    """The recorded rows of the store ``path`` (a results section's JSON; an older store held ``rows`` at its
+    top level)."""
     try:
-        return json.loads(Path(path).read_text()).get("rows", {})
+        doc = json.loads(Path(path).read_text())
     except (OSError, ValueError):
         return {}
+    rows = (doc.get("data") or {}).get("rows") if "data" in doc else doc.get("rows")
+    return rows if isinstance(rows, dict) else {}
 
 
-def _save(path, rows):
-    from .jobs.cache import write_atomic
+def _save(path, rows, doc=None):
+    """Write the store ``path`` and the section ``equiv`` of ``doc`` (default: docs/results.md for the committed
+    store, else ``path`` with the suffix .md), both atomically."""
+    from .jobs.results import write_section
 
-    write_atomic(path, json.dumps({"rows": rows}, indent=1, sort_keys=True) + "\n")
+    path = Path(path)
+    if doc is None:
+        doc = None if path.resolve() == _DOCS else path.with_suffix(".md")
+    write_section("equiv", section_markdown(rows), command=COMMAND, path=doc, data={"rows": rows}, data_file=path)
 
 
-def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=True) -> dict:
-    """Run the rows whose id contains ``only`` (at most ``limit`` of them not already recorded with today's
-    key); record each as it finishes (atomically, in ``path``). Returns the recorded rows."""
+def _row_task(task):
+    """One row in a worker: ``(spec, kind, liberty, engine, timeout)`` -> its record without the key."""
+    from .sim.equiv import equiv
+
+    spec, kind, lib, engine, timeout = task
+    t0 = time.perf_counter()
+    r = equiv(spec, netlist=kind == "netlist", liberty=lib, engine=engine, timeout=timeout)
+    return {"status": r.status, "engine": r.engine, "seconds": round(time.perf_counter() - t0, 1),
+            "miter_ands": r.miter_ands, "reason": r.reason, "date": time.strftime("%Y-%m-%d"),
+            "counterexample": r.inputs if r.status == "counterexample" else {}}
+
+
+def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=True, jobs=1, doc=None,
+             kind=None, unit=None) -> dict:
+    """Run the rows whose id contains ``only`` (and whose comparison is ``kind``, ``netlist`` or ``stream``,
+    if given; and whose unit is ``unit``, if given; at most ``limit`` of them not already recorded with today's
+    key) on ``jobs`` local processes (0: in this process); record each as it finishes (atomically, in ``path``
+    and its section of ``doc``). A row that fails to run (a tool error) is recorded as ``unknown`` with the
+    error. Returns the recorded rows."""
     from tqdm import tqdm
 
-    from .sim.equiv import equiv
+    from .jobs.executor import TaskFailure, executor
 
     sources = _sources_digest()
     done = _load(path)
     todo = []
-    for rid, spec, kind, lib in equiv_rows():
-        if only and only not in rid:
+    for rid, spec, row_kind, lib in equiv_rows():
+        if (only and only not in rid) or (kind and kind != row_kind) or (unit and unit != spec.unit):
             continue
-        engine = ("dprove" if spec.unit == "dot" else DEFAULT_ENGINE) if kind == "netlist" else "tempinduct"
-        key = row_key(spec, kind, lib, engine, timeout, sources)
+        engine = ("dprove" if spec.unit == "dot" else DEFAULT_ENGINE) if row_kind == "netlist" else "tempinduct"
+        key = row_key(spec, row_kind, lib, engine, timeout, sources)
         if done.get(rid, {}).get("key") == key:
             continue
-        todo.append((rid, spec, kind, lib, engine, key))
+        todo.append((rid, spec, row_kind, lib, engine, key))
     todo = todo[:limit] if limit is not None else todo
-    for rid, spec, kind, lib, engine, key in tqdm(todo, desc="equiv rows", unit="row", disable=not progress):
-        t0 = time.perf_counter()
-        r = equiv(spec, netlist=kind == "netlist", liberty=lib, engine=engine, timeout=timeout)
-        done[rid] = {"key": key, "status": r.status, "engine": r.engine, "seconds": round(time.perf_counter() - t0, 1),
-                     "miter_ands": r.miter_ands, "reason": r.reason, "date": time.strftime("%Y-%m-%d"),
-                     "counterexample": r.inputs if r.status == "counterexample" else {}}
-        _save(path, done)
+    if not todo:
+        return done
+    meta = {rid: (engine, key) for rid, _, _, _, engine, key in todo}
+    with executor(jobs=jobs) as pool, tqdm(total=len(todo), desc="equiv rows", unit="row",
+                                            disable=not progress) as bar:
+        items = [(rid, (spec, kind, lib, engine, timeout)) for rid, spec, kind, lib, engine, _ in todo]
+        for rid, out in pool.run(_row_task, items):
+            engine, key = meta[rid]
+            if isinstance(out, TaskFailure):
+                out = {"status": "unknown", "engine": engine, "seconds": 0.0, "miter_ands": 0,
+                       "reason": f"failed: {out.message}", "date": time.strftime("%Y-%m-%d"), "counterexample": {}}
+            done[rid] = {"key": key, **out}
+            _save(path, done, doc)
+            bar.update(1)
     return done
 
 
@@ -154,16 +193,62 @@ def table_markdown(rows=None, path=_DOCS) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _group(rid) -> str:
+    unit, comparison = rid.split(" | ")
+    kind = unit.split(" ")[0]
+    return f"{kind} | {comparison.replace('latency', 'stream latency').replace('stages', 'stream stages')}"
+
+
+def section_markdown(rows) -> str:
+    """The ``equiv`` section of docs/results.md: a summary by unit kind and comparison, then every row."""
+    import statistics
+
+    groups = {}
+    for rid, *_ in equiv_rows():
+        groups.setdefault(_group(rid), []).append(rows.get(rid))
+    lines = ["## Equivalence rows (`fpforge equiv`, the record)", "",
+             "Every encoder, decoder, block and dot unit of the area tables (dot units: r <= 16) against its "
+             "mapped netlist on fpforge45 and osu018 (ABC `iprove`; dot units `dprove`), and as a stream unit at "
+             "latency (dot: stages) 1 and 2 against its combinational core and the registers (`sat -tempinduct`); "
+             "method and limits in [docs/prove.md](prove.md#equivalence-rows-of-the-record). Seconds: the whole "
+             "check's wall time (generation, synthesis, miter, engine) on a shared machine.", "",
+             "| units | comparison | rows | proved | counterexample | unknown | not run | median s | max s |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    total = {"proved": 0, "counterexample": 0, "unknown": 0, "not run": 0}
+    for name, recs in groups.items():
+        n = {k: 0 for k in total}
+        for rec in recs:
+            n[rec["status"] if rec else "not run"] += 1
+        for k in total:
+            total[k] += n[k]
+        secs = [rec["seconds"] for rec in recs if rec]
+        kind, comparison = name.split(" | ")
+        lines.append(f"| {kind} | {comparison} | {len(recs)} | {n['proved']} | {n['counterexample']} | {n['unknown']} "
+                     f"| {n['not run']} | {statistics.median(secs):.1f} | {max(secs):.1f} |" if secs else
+                     f"| {kind} | {comparison} | {len(recs)} | 0 | 0 | 0 | {n['not run']} | | |")
+    lines += ["", f"{sum(total.values())} rows: " + ", ".join(f"{v} {k}" for k, v in total.items()) + ".", "",
+              "<details><summary>Every row</summary>", "", table_markdown(rows).rstrip("\n"), "", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m fpforge.equiv_record", description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default=None, help="rows whose id contains this text")
     p.add_argument("--limit", type=int, default=None, help="run at most N rows")
     p.add_argument("--timeout", type=float, default=ROW_TIMEOUT, help="seconds per row before it is unknown")
+    p.add_argument("--kind", choices=("netlist", "stream"), default=None,
+                   help="only the netlist rows or only the stream rows")
+    p.add_argument("--unit", choices=("encoder", "decoder", "block-encoder", "block-decoder", "dot"), default=None,
+                   help="only the rows of this kind of unit")
+    p.add_argument("--jobs", type=int, default=1, help="rows run at once in local processes (default 1; 0: in "
+                                                        "this process)")
     p.add_argument("--list", action="store_true", help="list the row ids and stop")
     p.add_argument("--markdown", action="store_true", help="print the table (recorded rows) and stop")
     args = p.parse_args(argv)
     if args.limit is not None and args.limit < 1:
         p.error(f"--limit must be a positive integer, not {args.limit}")
+    if args.jobs < 0:
+        p.error(f"--jobs must be an integer >= 0, not {args.jobs}")
     if not args.timeout > 0 or args.timeout == float("inf"):
         p.error(f"--timeout must be a finite number of seconds > 0, not {args.timeout}")
     if args.list:
@@ -171,7 +256,8 @@ def main(argv=None) -> int:
             print(rid)
         return 0
     if not args.markdown:
-        run_rows(only=args.only, limit=args.limit, timeout=args.timeout)
+        run_rows(only=args.only, limit=args.limit, timeout=args.timeout, jobs=args.jobs, kind=args.kind,
+                 unit=args.unit)
     sys.stdout.write(table_markdown())
     return 0
 

@@ -337,7 +337,9 @@ def _cell_models(liberty, cells, what):
     return cell_models(path, cells)
 
 
-_PREP = "proc; flatten; delete t:$scopeinfo; techmap; setundef -zero; opt_clean; aigmap\n"
+#: ``memory`` maps a unit's ROMs (the lookup-table decoders of P3109's unsigned formats and UHP) to logic:
+#: the AIGER backend takes no memories.
+_PREP = "proc; flatten; delete t:$scopeinfo; memory; techmap; setundef -zero; opt_clean; aigmap\n"
 
 
 def _miter_script(gold_top, gate_top, gate_files):

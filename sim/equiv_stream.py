@@ -103,7 +103,7 @@ def _side(name, top, iw, ow) -> str:
             f"  assign o__payload = p & {{{ow}{{o__valid}}}};\nendmodule\n")
 
 
-_PREP = "proc; flatten; delete t:$scopeinfo; async2sync; dffunmap; setundef -zero; opt_clean\n"
+_PREP = "proc; flatten; delete t:$scopeinfo; memory; async2sync; dffunmap; setundef -zero; opt_clean\n"
 
 
 def _script(gold_files, gate_files, steps) -> str:

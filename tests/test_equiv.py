@@ -6,7 +6,9 @@
 - a proved netlist stays proved after a no-op resynthesis (yosys reads and writes it again);
 - --against a user's renamed and edited copy of the RTL: proved when the edit keeps the function, a
   counterexample when it does not; exit codes 0, 1, 3 (timeout) and 2 (bad input);
-- the constant-miter guard.
+- the constant-miter guard;
+- a unit built on a ROM (the UHP decoder's case table, which yosys's ``proc`` turns into a ROM) is proved against its netlist and as a stream unit
+  (yosys maps the memory to logic before the AIGER miter).
 Bad inputs are also rows of tests/bad_inputs.py (``_EQUIV_CASES``, ``_equiv_api_cases``).
 """
 
@@ -55,6 +57,14 @@ def test_netlist_proved(engine):
     assert r.status == "proved", r
     assert r.engine == engine and r.exit_code == 0 and r.miter_ands > 100 and r.miter_inputs == 32
     assert r.gate.startswith("netlist (fpforge45.lib")
+
+
+def test_a_rom_unit_is_proved_against_its_netlist_and_as_a_stream():
+    uhp = {"unit": "decoder", "format": "uhp", "target": "fp32"}
+    r = equiv(uhp, netlist=True)
+    assert r.status == "proved" and r.miter_inputs == 16 and r.miter_ands > 100, r
+    s = equiv({**uhp, "latency": 1})
+    assert s.status == "proved" and s.miter_ands > 100, s
 
 
 @pytest.mark.parametrize("engine", ENGINES)
