@@ -40,7 +40,8 @@ def add_parser(subparsers):
                    help="liberty file or name (fpforge45, the default, or osu018): the library --netlist maps onto, "
                         "or the cells an --against netlist instantiates")
     g.add_argument("--engine", default=None, choices=list(ENGINES + SEQ_ENGINES),
-                   help="ABC engine: iprove (the miter; default, dprove for a dot unit), cec (&cec of the two designs) or dprove; with "
+                   help="engine: iprove (ABC on the miter; default), cec (ABC &cec of the two designs), dprove, or staged (RTL to "
+                        "word-level passes to alumacc to gates, each step proved; default for a dot unit); with "
                         "--latency: tempinduct (yosys SAT induction; default)")
     g.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds ABC may prove for before the result is unknown (default {DEFAULT_TIMEOUT:g})")

@@ -31,7 +31,7 @@ from pathlib import Path
 
 __all__ = ["DEFAULT_ENGINE", "equiv_rows", "row_key", "run_rows", "section_markdown", "table_markdown"]
 
-#: The ABC engine of the combinational rows (dprove for dot units: sim.equiv.DOT_ENGINE, by measurement).
+#: The ABC engine of the combinational rows (dot units: sim.equiv.DOT_ENGINE, ``staged``, by measurement).
 DEFAULT_ENGINE = "iprove"
 #: Seconds each row may prove for (ABC or sat -tempinduct) before it is ``unknown``.
 ROW_TIMEOUT = 600.0
@@ -142,6 +142,7 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     from tqdm import tqdm
 
     from .jobs.executor import TaskFailure, executor
+    from .sim.equiv import DOT_ENGINE
 
     sources = _sources_digest()
     done = _load(path)
@@ -149,7 +150,7 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     for rid, spec, row_kind, lib in equiv_rows():
         if (only and only not in rid) or (kind and kind != row_kind) or (unit and unit != spec.unit):
             continue
-        engine = ("dprove" if spec.unit == "dot" else DEFAULT_ENGINE) if row_kind == "netlist" else "tempinduct"
+        engine = (DOT_ENGINE if spec.unit == "dot" else DEFAULT_ENGINE) if row_kind == "netlist" else "tempinduct"
         key = row_key(spec, row_kind, lib, engine, timeout, sources)
         if done.get(rid, {}).get("key") == key:
             continue
@@ -208,7 +209,7 @@ def section_markdown(rows) -> str:
         groups.setdefault(_group(rid), []).append(rows.get(rid))
     lines = ["## Equivalence rows (`fpforge equiv`, the record)", "",
              "Every encoder, decoder, block and dot unit of the area tables (dot units: r <= 16) against its "
-             "mapped netlist on fpforge45 and osu018 (ABC `iprove`; dot units `dprove`), and as a stream unit at "
+             "mapped netlist on fpforge45 and osu018 (ABC `iprove`; dot units the `staged` engine), and as a stream unit at "
              "latency (dot: stages) 1 and 2 against its combinational core and the registers (`sat -tempinduct`); "
              "method and limits in [docs/prove.md](prove.md#equivalence-rows-of-the-record). Seconds: the whole "
              "check's wall time (generation, synthesis, miter, engine) on a shared machine.", "",

@@ -14,8 +14,10 @@ How (docs/prove.md, "Equivalence"):
 2. ``miter -equiv -flatten`` builds the miter (output ``trigger``: 1 where any output differs), written as
    AIGER. Guard: a miter whose output is a constant, or with no AND gate, is not trusted (``unknown``).
 3. ABC (``yosys-abc``, shipped in the pyosys wheel) proves it with the chosen engine: ``iprove`` (the miter),
-   ``dprove`` (the miter, ABC's sequential prover: CEC for a combinational miter) or ``cec`` (``&cec`` of
-   the two AIGs, output by output).
+   ``dprove`` (the miter, ABC's sequential prover: CEC for a combinational miter), ``cec`` (``&cec`` of
+   the two AIGs, output by output) or ``staged``: the RTL equal to itself after ``synth``'s word-level passes
+   (``&cec``), that equal to itself after ``alumacc`` (yosys ``equiv_simple``, word level), that equal to the
+   gate design (``&cec``) — the step ABC cannot take alone (reassociated adder trees) proved at word level.
 4. A counterexample (ABC's ``write_cex``; for ``cec``, ``iprove`` on the miter finds it) is replayed through
    both designs (yosys ``eval``) and the golden model; a counterexample on which the two designs agree is
    reported as an internal error, never as a result.
@@ -44,6 +46,7 @@ from .equiv_core import (
     _input_bits,
     _miter_script,
     _run_abc,
+    _staged,
     _trusted,
     _verdict,
     _yosys,
@@ -52,9 +55,10 @@ from .equiv_core import (
 )
 from .equiv_stream import equiv_stream
 
-#: The default ABC engine of a dot unit, by measurement (bench/bench_equiv.py; docs/prove.md): dprove scales
-#: better with r than iprove (E4M3 r = 4: 26 s against 41 s) and cec did not decide r = 4 within 120 s.
-DOT_ENGINE = "dprove"
+#: The default engine of a dot unit, by measurement (docs/prove.md): ``staged`` proves the MX4/MX6/MX9 r = 16
+#: netlists in 22-70 s, where iprove, cec and dprove all ran out of 120 s (the adder trees ``alumacc`` reassociates
+#: defeat ABC's SAT sweeping; the staged engine proves that step at word level).
+DOT_ENGINE = "staged"
 
 __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_binary", "equiv", "equiv_spec"]
 
@@ -133,26 +137,29 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
         reason = _trusted(n_in, ands, outs, want_bits)
         if reason is not None:
             return EquivResult("unknown", reason=reason, seconds=time.perf_counter() - t0, **base)
-        if engine == "cec":
-            commands = "&r gold.aig; &cec gate.aig"
+        if engine == "staged":
+            verdict, why = _staged(work, name, timeout)
+            if verdict is None:
+                return EquivResult("unknown", reason=why, seconds=time.perf_counter() - t0, **base)
         else:
-            commands = f"read_aiger miter.aig; {engine}; write_cex -n cex.txt"
-        out = _run_abc(work, commands, timeout)
-        if out is None:
-            return EquivResult("unknown", reason=f"ABC ({engine}) did not decide within {timeout:g} s",
-                               seconds=time.perf_counter() - t0, **base)
-        verdict = _verdict(engine, out)
+            commands = "&r gold.aig; &cec gate.aig" if engine == "cec" else \
+                f"read_aiger miter.aig; {engine}; write_cex -n cex.txt"
+            out = _run_abc(work, commands, timeout)
+            if out is None:
+                return EquivResult("unknown", reason=f"ABC ({engine}) did not decide within {timeout:g} s",
+                                   seconds=time.perf_counter() - t0, **base)
+            verdict = _verdict(engine, out)
         if verdict is None:
             last = [ln for ln in out.splitlines() if ln.strip()]
             return EquivResult("unknown", reason=f"ABC ({engine}) did not decide: {last[-1] if last else ''}",
                                seconds=time.perf_counter() - t0, **base)
         if verdict == "proved":
             return EquivResult("proved", seconds=time.perf_counter() - t0, **base)
-        if engine == "cec":  # &cec keeps no counterexample: iprove on the miter finds one
+        if engine in ("cec", "staged"):  # &cec keeps no counterexample: iprove on the miter finds one
             left = max(1.0, timeout - (time.perf_counter() - t0))
             out = _run_abc(work, "read_aiger miter.aig; iprove; write_cex -n cex.txt", left)
             if out is None or _verdict("iprove", out) != "counterexample":
-                raise ToolError(f"internal error: &cec found {name} and {gate_desc} different, iprove on their "
+                raise ToolError(f"internal error: {engine} found {name} and {gate_desc} different, iprove on their "
                                 "miter did not find a counterexample")
         inputs = _counterexample(work / "cex.txt", bits, expected)
         outputs = [n for n, (d, _) in expected.items() if d == "out"]

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -19,7 +20,7 @@ __all__ = ["ENGINES", "DEFAULT_TIMEOUT", "SEQ_ENGINES", "EquivResult", "abc_bina
 #: The units equiv compares.
 EQUIV_UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
 #: The ABC engines :func:`equiv` offers; the first is the default.
-ENGINES = ("iprove", "cec", "dprove")
+ENGINES = ("iprove", "cec", "dprove", "staged")
 #: The sequential engines of a stream unit (``latency`` >= 1): :mod:`fpforge.sim.equiv_stream`.
 SEQ_ENGINES = ("tempinduct",)
 #: Seconds ABC may prove for before the result is ``unknown``.
@@ -234,6 +235,76 @@ def _yosys(work: Path, script: str, what: str, bad_input: bool = False):
             raise FpforgeValueError(f"yosys cannot read {what}: {msg}")
         raise ToolError(f"yosys failed {what}: {msg}")
     return log
+
+
+#: yosys's word-level passes of ``synth`` before the arithmetic extraction (as :data:`fpforge.synth.flow._COARSE_FRONT`).
+_STAGED_FRONT = "opt_expr; opt_clean; opt -nodffe -nosdff; wreduce; peepopt; opt_clean"
+
+
+def _staged_script(gold_top: str) -> str:
+    """The yosys script of the ``staged`` engine: from the gold RTL, the design ``x`` after the word-level
+    passes of ``synth`` and the design ``y`` after its arithmetic extraction (``alumacc``), written as AIGER
+    (``x.aig``, ``y.aig``); then ``x`` and ``y`` compared point by point at word level (``equiv_make``,
+    ``equiv_simple``, ``equiv_status -assert``)."""
+    prep = "proc; flatten; delete t:$scopeinfo; memory; setundef -zero"
+    aig = "techmap; setundef -zero; opt_clean; aigmap"
+    return (f"read_verilog -sv gold.v\nhierarchy -top {gold_top}\n{prep}; {_STAGED_FRONT}\nrename {gold_top} gold\n"
+            f"design -save x\n{aig}\nwrite_aiger -map x.map x.aig\n"
+            "design -load x\ncopy gold gate\ncd gate\nalumacc\ncd\ndesign -save y\n"
+            f"delete gold\n{aig}\nwrite_aiger -map y.map y.aig\n"
+            "design -load y\nequiv_make gold gate equiv\nhierarchy -top equiv\nequiv_simple\n"
+            "tee -o equiv_status.txt equiv_status\n")
+
+
+def _staged(work: Path, gold_top: str, timeout: float):
+    """Prove ``gold.aig`` equal to ``gate.aig`` in three steps (the ``staged`` engine): the gold RTL equal to
+    ``x`` (ABC ``&cec``), ``x`` equal to ``y`` (yosys ``equiv_simple`` at word level: the adders and
+    multipliers ``alumacc`` merges into ``$macc``/``$alu`` cells, whose reassociated bit-level trees defeat
+    SAT sweeping), ``y`` equal to the gate (``&cec``: ABC's mapping keeps the structure). Returns
+    (``proved`` | ``counterexample`` | None, why undecided). A step that finds a difference makes the whole
+    check look for a counterexample on the miter; the AIGER maps are compared, so that ``&cec`` (which pairs
+    inputs and outputs by position) never compares permuted ports."""
+    from ..synth.errors import SynthError
+    from ..synth.yosys import run_script
+
+    t0 = time.perf_counter()
+    (work / "staged.ys").write_text(_staged_script(gold_top))
+    try:
+        proc, log = run_script(work, "staged.ys", timeout, " proving the word-level step")
+    except SynthError:
+        return None, f"staged: yosys equiv_simple did not finish within {timeout:g} s"
+    if proc.returncode != 0 or not (work / "equiv_status.txt").exists():
+        raise ToolError("yosys failed in the staged engine's word-level step")
+    ref = _port_lines(work / "gold.map")
+    gold_in, _, gold_outs = _aiger_header(work / "gold.aig")
+    for a in ("x", "y", "gate"):
+        lines = _port_lines(work / f"{a}.map")
+        n_in, _, outs = _aiger_header(work / f"{a}.aig")
+        if ((n_in, len(outs)) != (gold_in, len(gold_outs)) or not lines <= ref
+                or sum(ln.startswith("input") for ln in lines) != sum(ln.startswith("input") for ln in ref)):
+            return None, f"staged: the AIGER ports of gold and {a} are not in the same order"
+    status = (work / "equiv_status.txt").read_text()
+    m = re.search(r"Found (\d+) unproven \$equiv cells", status)
+    if m and int(m.group(1)):
+        return None, f"staged: yosys equiv_simple left {m.group(1)} word-level points unproven"
+    if "Equivalence successfully proven" not in status:
+        raise ToolError(f"the staged engine could not read yosys equiv_status: {status.strip()[-200:]!r}")
+    for a, b in (("gold", "x"), ("y", "gate")):
+        left = timeout - (time.perf_counter() - t0)
+        out = _run_abc(work, f"&r {a}.aig; &cec {b}.aig", left) if left > 0 else None
+        if out is None:
+            return None, f"staged: ABC &cec ({a} against {b}) did not decide within {timeout:g} s"
+        verdict = _verdict("cec", out)
+        if verdict != "proved":
+            return verdict, f"staged: ABC &cec found {a} and {b} different" if verdict else "staged: &cec undecided"
+    return "proved", ""
+
+
+def _port_lines(map_path: Path) -> set:
+    """The ``input``/``output`` lines of a yosys AIGER map (position, bit, port). A constant output may have
+    no line: the check is that every line of a design is one of the gold design's, so that ``&cec``, which
+    pairs inputs and outputs by position, pairs the same port bits."""
+    return {ln for ln in map_path.read_text().splitlines() if ln.startswith(("input ", "output "))}
 
 
 def _cells_under(modules: dict, top: str) -> list:
