@@ -25,7 +25,7 @@ def add_parser(subparsers):
                     "prove it with ABC: proved (exit 0), a counterexample replayed through the golden model and "
                     "both designs (exit 1), or unknown after --timeout (exit 3). Scalar and block encoders and "
                     "decoders, dot-product units; with --latency L (a dot unit: --stages S), the stream unit "
-                    "against its combinational core followed by L registers (yosys sat -tempinduct).")
+                    "against its combinational core followed by L registers (yosys sat -tempinduct or ABC dprove).")
     add_unit_options(p, units=EQUIV_UNITS)
     g = p.add_argument_group("equivalence")
     g.add_argument("--netlist", action="store_true",
@@ -42,7 +42,7 @@ def add_parser(subparsers):
     g.add_argument("--engine", default=None, choices=list(ENGINES + SEQ_ENGINES),
                    help="engine: iprove (ABC on the miter; default), cec (ABC &cec of the two designs), dprove, or staged (RTL to "
                         "word-level passes to alumacc to gates, each step proved; default for a dot unit); with "
-                        "--latency: tempinduct (yosys SAT induction; default)")
+                        "--latency: tempinduct (yosys SAT induction; default) or dprove (ABC on the sequential miter)")
     g.add_argument("--timeout", type=_timeout, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds ABC may prove for before the result is unknown (default {DEFAULT_TIMEOUT:g})")
     g.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -145,7 +145,8 @@ def _fields(outputs):
 def _print_cycles(result, cfg):
     """A stream unit's counterexample, one line per cycle (o_payload compared only when o_valid is 1)."""
     miter = f"miter of {result.miter_ands:,} AND gates, {result.miter_inputs} inputs"
-    print(f"counterexample found by yosys sat -tempinduct ({miter}) in {result.seconds:.1f} s; "
+    by = "ABC dprove (trace by yosys sat)" if result.engine == "dprove" else "yosys sat -tempinduct"
+    print(f"counterexample found by {by} ({miter}) in {result.seconds:.1f} s; "
           f"o_ready held 1, o_payload compared when o_valid is 1")
     for c in result.cycles:
         ins = " ".join(f"{n}={v:#x}" for n, v in c["inputs"].items())

@@ -22,7 +22,7 @@ EQUIV_UNITS = ("encoder", "decoder", "block-encoder", "block-decoder", "dot")
 #: The ABC engines :func:`equiv` offers; the first is the default.
 ENGINES = ("iprove", "cec", "dprove", "staged")
 #: The sequential engines of a stream unit (``latency`` >= 1): :mod:`fpforge.sim.equiv_stream`.
-SEQ_ENGINES = ("tempinduct",)
+SEQ_ENGINES = ("tempinduct", "dprove")
 #: Seconds ABC may prove for before the result is ``unknown``.
 DEFAULT_TIMEOUT = 120.0
 #: Seconds each yosys run (reading, mapping, writing the miter) may take.

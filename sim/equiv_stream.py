@@ -17,7 +17,10 @@ How:
    or a missing input bit is ``unknown`` ("not trusted"), never ``proved``.
 4. ``sat -tempinduct -prove trigger 0 -set-init-zero`` (SAT-based k-induction; at most ``4 L + 8`` steps):
    ``proved``, a counterexample (the per-cycle input sequence and both designs' outputs, from yosys' SAT
-   model), or ``unknown`` after the timeout or the step bound.
+   model), or ``unknown`` after the timeout or the step bound. Engine ``dprove``: ABC's ``dprove`` on the
+   AIGER miter (zero initial state) instead; its signal correspondence (``scorr``) merges the two designs'
+   identical cores and registers, which SAT induction does not exploit. Where it finds a difference, the
+   ``sat`` run above gives the per-cycle counterexample.
 """
 
 from __future__ import annotations
@@ -152,7 +155,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
     from ..hw.generate import build_unit, default_name, to_verilog
     from ..synth.errors import SynthError
     from ..synth.yosys import run_script
-    from .equiv_core import EquivResult, _against_files, _aiger_header, _trusted, _yosys
+    from .equiv_core import EquivResult, _against_files, _aiger_header, _run_abc, _trusted, _yosys
 
     t0 = time.perf_counter()
     from .equiv_core import seq_latency
@@ -180,6 +183,9 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         gold_desc = f"{core_name} + {latency} register stage{'s' * (latency != 1)}"
         steps = 4 * latency + 8
         script = _script(["core.v", "ref.v"], gate_files, steps)
+        abc_out = None
+        if engine == "dprove":  # the AIGER miter only, then ABC
+            script = script.split("design -load m\n", 1)[0]
         (work / "run.ys").write_text(script)
         try:
             proc, log = run_script(work, "run.ys", timeout, f" proving {stream_name}")
@@ -187,6 +193,9 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
             if "timed out" not in str(e):
                 raise ToolError(str(e)) from None
             proc, log = None, ""
+        if engine == "dprove" and proc is not None and proc.returncode == 0:
+            left = timeout - (time.perf_counter() - t0)
+            abc_out = _run_abc(work, "read_aiger miter.aig; dprove", left) if left > 0 else None
         n_in = ands = 0
         base = dict(engine=engine, gold=gold_desc, gate=gate_desc, ports=expected)
         if (work / "miter.aig").is_file():
@@ -195,16 +204,38 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
             reason = _trusted(n_in, ands, outs_lits, 3 + iw)
             if reason is not None:
                 return EquivResult("unknown", reason=reason, seconds=time.perf_counter() - t0, **base)
+        by = "ABC dprove" if engine == "dprove" else "yosys sat -tempinduct"
         if proc is None:
-            return EquivResult("unknown", reason=f"yosys sat -tempinduct did not decide within {timeout:g} s",
+            return EquivResult("unknown", reason=f"{by} did not decide within {timeout:g} s",
                                seconds=time.perf_counter() - t0, **base)
         if proc.returncode != 0:
             if not (work / "miter.aig").is_file() and against is not None:  # the user's design did not build
                 _yosys(work, script.split("tee -o", 1)[0], Path(against).name, bad_input=True)
             _yosys(work, script, f"proving {stream_name}")  # raises the one-line error
+        if engine == "dprove":
+            if abc_out is None:
+                return EquivResult("unknown", reason=f"{by} did not decide within {timeout:g} s",
+                                   seconds=time.perf_counter() - t0, **base)
+            if "Networks are equivalent" in abc_out:
+                return EquivResult("proved", seconds=time.perf_counter() - t0, **base)
+            if "NOT EQUIVALENT" not in abc_out.upper() and not re.search(r"^SATISFIABLE|asserted", abc_out, re.M):
+                last = [ln for ln in abc_out.splitlines() if ln.strip()]
+                return EquivResult("unknown", reason=f"{by} did not decide: {last[-1] if last else ''}",
+                                   seconds=time.perf_counter() - t0, **base)
+            # a difference: yosys sat's bounded model check gives the per-cycle trace to replay
+            script = _script(["core.v", "ref.v"], gate_files, steps)
+            (work / "run.ys").write_text(script)
+            left = max(1.0, timeout - (time.perf_counter() - t0))
+            try:
+                proc, log = run_script(work, "run.ys", left, f" replaying ABC's counterexample of {stream_name}")
+            except SynthError as e:
+                raise ToolError(f"internal error: ABC dprove found the designs different; {e}") from None
         sat = (work / "sat.log").read_text(errors="replace") if (work / "sat.log").is_file() else log
         if "Induction step proven: SUCCESS!" in sat:
             return EquivResult("proved", seconds=time.perf_counter() - t0, **base)
+        if engine == "dprove" and "model found for base case: FAIL!" not in sat:
+            raise ToolError(f"internal error: ABC dprove found the designs different, yosys sat found no "
+                            f"counterexample within {steps} cycles")
         if "model found for base case: FAIL!" not in sat:
             return EquivResult("unknown", reason=f"sat -tempinduct proved no induction step within {steps} steps",
                                seconds=time.perf_counter() - t0, **base)

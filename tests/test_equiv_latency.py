@@ -21,7 +21,7 @@ import pytest
 from fpforge.cli import main
 from fpforge.golden import decode_bits, encode_with_flags, get_format
 from fpforge.hw.generate import build_unit, default_name, to_verilog
-from fpforge.sim.equiv import equiv
+from fpforge.sim.equiv import SEQ_ENGINES, equiv
 
 pytestmark = pytest.mark.synth
 
@@ -66,24 +66,26 @@ def test_generated_stream_units_proved(capsys):
     assert r.miter_ands > 100 and r.miter_inputs == 3 + 8
 
 
-def test_a_copy_of_the_generated_unit_is_proved(stream_rtl, tmp_path):
+@pytest.mark.parametrize("engine", SEQ_ENGINES)
+def test_a_copy_of_the_generated_unit_is_proved(stream_rtl, tmp_path, engine):
     name, verilog = stream_rtl
     path = tmp_path / "mine.v"
     path.write_text(verilog.replace(f"module {name}(", "module my_stream("))
-    r = equiv(ENC2, against=path)
-    assert r.status == "proved", r
+    r = equiv(ENC2, against=path, engine=engine)
+    assert r.status == "proved" and r.engine == engine, r
     assert r.gate == "file mine.v: module my_stream" and r.miter_inputs == 3 + 32
 
 
-def test_dropped_register_caught(stream_rtl, tmp_path, capsys):
+@pytest.mark.parametrize("engine", SEQ_ENGINES)
+def test_dropped_register_caught(stream_rtl, tmp_path, capsys, engine):
     """The output stage loads the core's result directly (stage s0's payload register dropped): the payload
     leaves one cycle early, the valid bit on time."""
     name, verilog = stream_rtl
     mutant = _assign_in_block(verilog, "o__payload", "s0_payload;", r"\$3 ;")
     path = tmp_path / "dropped.v"
     path.write_text(mutant)
-    r = equiv(ENC2, against=path)
-    assert r.status == "counterexample" and r.exit_code == 1, r
+    r = equiv(ENC2, against=path, engine=engine)
+    assert r.status == "counterexample" and r.exit_code == 1 and r.engine == engine, r
     cycles = r.cycles
     diff = [c for c in cycles if c["gold"] != c["gate"]]
     assert diff and diff[0] is cycles[-1] and diff[0]["gold"] == r.gold_outputs

@@ -24,7 +24,7 @@ from fpforge.golden.block import decode_block_bits, from_block_words
 from fpforge.golden.dot import DotConfig, dot, from_operand_words
 from fpforge.golden.layout import unpack_lanes
 from fpforge.hw.generate import build_unit, default_name, to_verilog
-from fpforge.sim.equiv import ENGINES, equiv
+from fpforge.sim.equiv import ENGINES, SEQ_ENGINES, equiv
 from fpforge.synth import synthesize
 
 pytestmark = pytest.mark.synth
@@ -180,7 +180,8 @@ def test_pipelined_dot_proved_against_its_core(capsys):
     assert "proved by yosys sat -tempinduct" in out
 
 
-def test_pipelined_dot_dropped_register_caught(dot2_rtl, tmp_path):
+@pytest.mark.parametrize("engine", SEQ_ENGINES)
+def test_pipelined_dot_dropped_register_caught(dot2_rtl, tmp_path, engine):
     """The register b2_s0 (a block sum, the first stage) dropped: its consumers read its input sp0_0."""
     name, verilog = dot2_rtl
     lines = verilog.splitlines(keepends=True)
@@ -190,8 +191,8 @@ def test_pipelined_dot_dropped_register_caught(dot2_rtl, tmp_path):
         lines[k] = re.sub(r"\bb2_s0\b", "sp0_0", lines[k])
     path = tmp_path / "dropped.v"
     path.write_text("".join(lines))
-    r = equiv(DOT2, against=path)
-    assert r.status == "counterexample" and r.exit_code == 1, r
+    r = equiv(DOT2, against=path, engine=engine)
+    assert r.status == "counterexample" and r.exit_code == 1 and r.engine == engine, r
     cycles = r.cycles
     diff = [c for c in cycles if c["gold"] != c["gate"]]
     assert diff and diff[0] is cycles[-1]
