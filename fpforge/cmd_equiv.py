@@ -39,7 +39,7 @@ def add_parser(subparsers):
     g.add_argument("--liberty", default=None,
                    help="liberty file or name (fpforge45, the default, or osu018): the library --netlist maps onto, "
                         "or the cells an --against netlist instantiates")
-    g.add_argument("--engine", default=None, choices=list(ENGINES + SEQ_ENGINES),
+    g.add_argument("--engine", default=None, choices=list(dict.fromkeys(ENGINES + SEQ_ENGINES)),
                    help="engine: iprove (ABC on the miter; default), cec (ABC &cec of the two designs), dprove, or staged (RTL to "
                         "word-level passes to alumacc to gates, each step proved; default for a dot unit); with "
                         "--latency: tempinduct (yosys SAT induction; default) or dprove (ABC on the sequential miter)")
