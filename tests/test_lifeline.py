@@ -75,8 +75,11 @@ def _descendants(procs, root):
 
 def _start(argv, tmp_path, env=None):
     log = open(tmp_path / "stderr.txt", "w+")
+    # SIGINT at its default disposition, as in a terminal: a run started in the background without job control
+    # (sh -c '... &', GNU time) inherits SIGINT ignored, and then rightly ignores the Ctrl-C this test sends.
     proc = subprocess.Popen([sys.executable, "-m", "fpforge", *argv], cwd=tmp_path, env=dict(os.environ, **(env or {})),
-                            stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return proc, log
 
 
