@@ -98,7 +98,7 @@ def row_key(spec, kind, liberty, engine, timeout, sources=None) -> str:
 def _engine(spec, row_kind) -> str:
     """The engine of a row, by measurement (docs/prove.md): netlist rows ``iprove`` (dot units ``staged``);
     stream rows ``dprove`` where the registers follow the core (ABC's signal correspondence merges the two
-    cores: the MX block encoders in 36-40 s, ``sat -tempinduct`` undecided at 120 s) and ``tempinduct`` for
+    cores: every block encoder's stream row proved, where ``sat -tempinduct`` was undecided at 120 s) and ``tempinduct`` for
     a dot unit, whose stages cut the datapath (dprove undecided there)."""
     from .sim.equiv import DOT_ENGINE
 

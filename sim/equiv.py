@@ -55,8 +55,8 @@ from .equiv_core import (
 )
 from .equiv_stream import equiv_stream
 
-#: The default engine of a dot unit, by measurement (docs/prove.md): ``staged`` proves the MX4/MX6/MX9 r = 16
-#: netlists in 22-70 s, where iprove, cec and dprove all ran out of 120 s (the adder trees ``alumacc`` reassociates
+#: The default engine of a dot unit, by measurement (docs/prove.md, the record's section): ``staged`` proves the
+#: MX4/MX6/MX9 r = 16 netlists, where iprove, cec and dprove all ran out of 120 s (the adder trees ``alumacc`` reassociates
 #: defeat ABC's SAT sweeping; the staged engine proves that step at word level).
 DOT_ENGINE = "staged"
 

@@ -237,18 +237,17 @@ def _yosys(work: Path, script: str, what: str, bad_input: bool = False):
     return log
 
 
-#: yosys's word-level passes of ``synth`` before the arithmetic extraction (as :data:`fpforge.synth.flow._COARSE_FRONT`).
-_STAGED_FRONT = "opt_expr; opt_clean; opt -nodffe -nosdff; wreduce; peepopt; opt_clean"
-
-
 def _staged_script(gold_top: str) -> str:
     """The yosys script of the ``staged`` engine: from the gold RTL, the design ``x`` after the word-level
     passes of ``synth`` and the design ``y`` after its arithmetic extraction (``alumacc``), written as AIGER
     (``x.aig``, ``y.aig``); then ``x`` and ``y`` compared point by point at word level (``equiv_make``,
     ``equiv_simple``, ``equiv_status -assert``)."""
-    prep = "proc; flatten; delete t:$scopeinfo; memory; setundef -zero"
+    from ..synth.flow import _COARSE_FRONT  # synth's own word-level passes, after its proc; flatten
+
+    assert _COARSE_FRONT[:2] == ("proc", "flatten")
+    prep = "; ".join(("proc", "flatten", "delete t:$scopeinfo", "memory", "setundef -zero", *_COARSE_FRONT[2:]))
     aig = "techmap; setundef -zero; opt_clean; aigmap"
-    return (f"read_verilog -sv gold.v\nhierarchy -top {gold_top}\n{prep}; {_STAGED_FRONT}\nrename {gold_top} gold\n"
+    return (f"read_verilog -sv gold.v\nhierarchy -top {gold_top}\n{prep}\nrename {gold_top} gold\n"
             f"design -save x\n{aig}\nwrite_aiger -map x.map x.aig\n"
             "design -load x\ncopy gold gate\ncd gate\nalumacc\ncd\ndesign -save y\n"
             f"delete gold\n{aig}\nwrite_aiger -map y.map y.aig\n"

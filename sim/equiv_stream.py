@@ -182,10 +182,10 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         gate_files.append("side.v")
         gold_desc = f"{core_name} + {latency} register stage{'s' * (latency != 1)}"
         steps = 4 * latency + 8
-        script = _script(["core.v", "ref.v"], gate_files, steps)
+        full = _script(["core.v", "ref.v"], gate_files, steps)
         abc_out = None
-        if engine == "dprove":  # the AIGER miter only, then ABC
-            script = script.split("design -load m\n", 1)[0]
+        # dprove: the AIGER miter only, then ABC (the full script only to trace a difference it finds)
+        script = full.split("design -load m\n", 1)[0] if engine == "dprove" else full
         (work / "run.ys").write_text(script)
         try:
             proc, log = run_script(work, "run.ys", timeout, f" proving {stream_name}")
@@ -223,7 +223,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
                 return EquivResult("unknown", reason=f"{by} did not decide: {last[-1] if last else ''}",
                                    seconds=time.perf_counter() - t0, **base)
             # a difference: yosys sat's bounded model check gives the per-cycle trace to replay
-            script = _script(["core.v", "ref.v"], gate_files, steps)
+            script = full
             (work / "run.ys").write_text(script)
             left = max(1.0, timeout - (time.perf_counter() - t0))
             try:
