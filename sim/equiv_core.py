@@ -244,7 +244,7 @@ def _staged_script(gold_top: str) -> str:
     ``equiv_simple``, ``equiv_status -assert``)."""
     from ..synth.flow import _COARSE_FRONT  # synth's own word-level passes, after its proc; flatten
 
-    assert _COARSE_FRONT[:2] == ("proc", "flatten")
+    assert _COARSE_FRONT[:2] == ("proc", "flatten")  # not user input: synth.flow's own pass list
     prep = "; ".join(("proc", "flatten", "delete t:$scopeinfo", "memory", "setundef -zero", *_COARSE_FRONT[2:]))
     aig = "techmap; setundef -zero; opt_clean; aigmap"
     return (f"read_verilog -sv gold.v\nhierarchy -top {gold_top}\n{prep}\nrename {gold_top} gold\n"
