@@ -3,6 +3,7 @@ fixed-anchor sum) gives the golden model's FP32 result bit for bit — the same 
 directed and random operands, combinational and pipelined; ``auto``'s choice; the aligned datapath's Verilog
 is what an explicit ``datapath="aligned"`` gives; the rules (exact window, no raw outputs)."""
 
+import numpy as np
 import pytest
 from amaranth.sim import Simulator
 
@@ -157,3 +158,53 @@ def test_balanced_leading_one_is_the_highest_set_bit(width):
     sim.add_testbench(tb)
     sim.run()
     assert got == [max(x.bit_length() - 1, 0) for x in range(1 << width)]
+
+
+def test_anchored_one_block_rounds_negative_powers_of_two_across_the_subnormal_grid():
+    """The one-block anchored P6 normalizes a negative sum's one's complement and folds the +1 into the
+    rounding (hw/dot.py ``_fp32_subnormal``): its hardest inputs are negative sums that are powers of two (the
+    one's complement's leading one is a place lower) and sums on, just above and below the FP32 subnormal grid
+    (the marker-limited shift, the right-shift branch, the signed zero). Sums of -1, -4 (-6 + 2), -1.5 and
+    +1 at result exponents -180..-120, against the golden model, both datapaths."""
+    from fpforge.golden.block import BlockEncoding
+    from fpforge.golden.dot import dot, operand_words
+
+    cfg = DotConfig("mxfp4_e2m1", 32, 14)
+    patterns = [{0: 0b1010}, {0: 0b1111, 5: 0b0100}, {3: 0b1011}, {31: 0b0010}, {0: 0b1010, 1: 0b1010}]
+    elem, scale = [], []
+    for x in range(-180, -119):
+        for pat in patterns:
+            row = np.zeros(32, np.uint8)
+            for i, code in pat.items():
+                row[i] = code
+            elem.append(row)
+            scale.append(x + 254)  # the element's exponent 0 at x: scale_a - 127 + scale_b - 127, scale_b = 0
+    n = len(elem)
+    a = BlockEncoding(cfg.a, np.array(scale, np.uint8)[:, None], np.zeros((n, 1, 0), np.uint8),
+                      np.array(elem)[:, None, :])
+    b = BlockEncoding(cfg.b, np.zeros((n, 1), np.uint8), np.zeros((n, 1, 0), np.uint8),
+                      np.full((n, 1, 32), 0b0010, np.uint8))
+    want = [int(v) for v in dot(cfg, a, None, b).y]
+    assert any(w == 0x80000000 for w in want) and any(w & 0x7F800000 == 0 and w & 0x7FFFFF for w in want)
+
+    def words(fmt, enc):
+        return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little")
+                for row in operand_words(fmt, enc)]
+
+    wa, wb = words(cfg.a, a), words(cfg.b, b)
+    for dp in ("anchored", "aligned"):
+        dut = DotProduct(cfg, datapath=dp)
+        got = []
+
+        async def tb(ctx, dut=dut, got=got):
+            for k in range(n):
+                ctx.set(dut.a.as_value(), wa[k])
+                ctx.set(dut.b.as_value(), wb[k])
+                await ctx.delay(1e-9)
+                got.append(ctx.get(dut.y))
+
+        sim = Simulator(dut)
+        sim.add_testbench(tb)
+        sim.run()
+        bad = [k for k in range(n) if got[k] != want[k]]
+        assert not bad, (dp, [(k, hex(got[k]), hex(want[k])) for k in bad[:4]])

@@ -119,6 +119,8 @@ DATAPATH_BUNDLES = {
                       dict(_dot("e4m3", 8, 37, 2, raw=False), datapath="aligned")],
     "fp8-r4-exact": [dict(_dot("fp8", 4, 67, 3, raw=False), datapath="anchored")],
     "e4m3xe5m2-r4-exact": [dict(_dot("e4m3", 4, 51, 1, raw=False, fmt_b="e5m2"), datapath="anchored")],
+    # one block: signed products and the subnormal-capable P6 (no negation, one normalizing shifter)
+    "mxfp4-r32-exact": [dict(_dot("mxfp4_e2m1", 32, 14, 2, raw=False), datapath="anchored")],
 }
 
 
