@@ -60,6 +60,7 @@ bench:
 	$(PY) bench/bench_goal.py
 	$(PY) bench/bench_ppa.py
 	$(PY) bench/bench_equiv.py
+	$(PY) bench/bench_qor.py --targets
 
 clean:
 	rm -rf build .pytest_cache

@@ -361,6 +361,9 @@ SECTIONS = (
     Section("bench-qor", "area and depth of the dot unit's datapaths (aligned, anchored, auto) on every dot preset "
             "at r = 8 (`python bench/bench_qor.py --r 8 16 32` adds r = 16 and 32: hours on 2 cores)",
             _bench("bench_qor", "--r", "8"), 20, long=True),
+    Section("bench-qor-targets", "issue 34's two dot-unit targets (E4M3 r = 8 f = 37, MXFP8-E4M3 r = 32 f = 42) and "
+            "every one-block dot unit at its exact window: area and depth of each datapath and of auto",
+            _bench("bench_qor", "--targets"), 25, long=True),
     Section("bench-sweep", "the sweep's QSNR time and a Dask LocalCluster of 1 against 2 workers (the synthesis "
             "times are in the sweep sections)", _bench("bench_sweep", "--skip-synth"), 3),
     Section("bench-ppa", "the PPA step of an r = 16 dot unit against its area-only synthesis, `paper --ppa` "
