@@ -152,8 +152,9 @@ def dot_error_markdown(data) -> str:
     return "\n".join(md)
 
 
-def _bench(script, *args):
-    """A ``make bench`` script's output (run with ``args``), as it printed it."""
+def _bench(script, *args, section=None):
+    """A ``make bench`` script's output (run with ``args``), as it printed it, in the section ``section``
+    (default ``bench-<script without bench_>``)."""
 
     def run():
         from .jobs.results import write_section
@@ -163,9 +164,10 @@ def _bench(script, *args):
             raise RuntimeError(f"bench/{script}.py failed (exit {out.returncode}): {out.stderr.strip()[-500:]}")
         title = (_doc_title(ROOT / "bench" / f"{script}.py") or script).rstrip(".:")
         shown = " ".join((f"bench/{script}.py", *args))
-        write_section(f"bench-{script.removeprefix('bench_')}",
+        name = section or f"bench-{script.removeprefix('bench_')}"
+        write_section(name,
                       f"## `make bench`: {title}\n\nOutput of `python {shown}` (as printed).\n\n"
-                      f"```text\n{out.stdout.rstrip()}\n```", command=f"fpforge report bench-{script[6:]}",
+                      f"```text\n{out.stdout.rstrip()}\n```", command=f"fpforge report {name}",
                       data=dict(script=f"bench/{script}.py", args=list(args), output=out.stdout.rstrip()))
 
     return run
@@ -363,7 +365,7 @@ SECTIONS = (
             _bench("bench_qor", "--r", "8"), 20, long=True),
     Section("bench-qor-targets", "issue 34's two dot-unit targets (E4M3 r = 8 f = 37, MXFP8-E4M3 r = 32 f = 42) and "
             "every one-block dot unit at its exact window: area and depth of each datapath and of auto",
-            _bench("bench_qor", "--targets"), 25, long=True),
+            _bench("bench_qor", "--targets", section="bench-qor-targets"), 30, long=True),
     Section("bench-sweep", "the sweep's QSNR time and a Dask LocalCluster of 1 against 2 workers (the synthesis "
             "times are in the sweep sections)", _bench("bench_sweep", "--skip-synth"), 3),
     Section("bench-ppa", "the PPA step of an r = 16 dot unit against its area-only synthesis, `paper --ppa` "
