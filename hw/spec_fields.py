@@ -199,13 +199,20 @@ DATAPATHS = ("auto", "aligned", "anchored")
 #: 76 s and 5,754 um^2 aligned).
 AUTO_ANCHORED_MAX_F = 96
 
+#: The narrowest exact window at which ``auto`` anchors a unit of one block (measured, ``python bench/bench_qor.py
+#: --targets``, the section ``bench-qor-targets`` of docs/results.md: one block anchored is smaller at MXFP8's
+#: f_exact 42 and 70 and larger at every f_exact <= 24, where the anchored P6's fixed logic — the subnormal
+#: marker, the right-shift branch — outweighs the aligned P6's second shifter on a short sum).
+AUTO_ONE_BLOCK_MIN_F = 40
+
 
 def resolve_datapath(cfg, datapath="auto", *, raw=False) -> str:
     """The datapath ``datapath`` names for the :class:`DotConfig` ``cfg``: ``aligned`` or ``anchored``.
 
     ``auto`` picks ``anchored`` when it is allowed (an exact window, f >= ``cfg.f_exact``, and no ``raw``
-    outputs) and more than one block is summed; else ``aligned`` (docs/dot.md has the measurements behind the
-    rule). Both give the same result bits for every input.
+    outputs) and either more than one block is summed (exact windows up to :data:`AUTO_ANCHORED_MAX_F`) or one
+    block's exact window is at least :data:`AUTO_ONE_BLOCK_MIN_F` bits; else ``aligned`` (docs/dot.md has the
+    measurements behind the rule). Both give the same result bits for every input.
 
     Raises
     ------
@@ -230,6 +237,6 @@ def resolve_datapath(cfg, datapath="auto", *, raw=False) -> str:
                                     "datapath's); use datapath aligned or auto with raw")
         return "anchored"
     if datapath == "auto":
-        return ("anchored" if exact and not raw and cfg.nb > 1 and cfg.f_exact <= AUTO_ANCHORED_MAX_F
-                else "aligned")
+        wide = cfg.f_exact <= AUTO_ANCHORED_MAX_F if cfg.nb > 1 else cfg.f_exact >= AUTO_ONE_BLOCK_MIN_F
+        return "anchored" if exact and not raw and wide else "aligned"
     return "aligned"

@@ -11,7 +11,7 @@ from fpforge.golden.dot import DotConfig
 from fpforge.golden.errors import FpforgeValueError
 from fpforge.hw import DotProduct, build_unit, default_name, to_verilog
 from fpforge.hw.dot import anchored_sum_bits, resolve_datapath
-from fpforge.hw.spec_fields import AUTO_ANCHORED_MAX_F
+from fpforge.hw.spec_fields import AUTO_ANCHORED_MAX_F, AUTO_ONE_BLOCK_MIN_F
 
 from helpers import dot_case
 
@@ -94,7 +94,11 @@ def test_auto_picks_anchored_only_where_it_is_allowed_and_smaller():
     assert resolve_datapath(exact) == "anchored"
     assert resolve_datapath(DotConfig("e4m3", 8, 36)) == "aligned"  # a truncating window
     assert resolve_datapath(exact, raw=True) == "aligned"  # raw outputs are the aligned datapath's
-    assert resolve_datapath(DotConfig("mxfp8_e4m3", 32, 42)) == "aligned"  # one block: nothing to align
+    # one block: anchored only where its exact window is wide (bench_qor.py --targets measures both)
+    assert resolve_datapath(DotConfig("mxfp8_e4m3", 32, 42)) == "anchored"
+    assert DotConfig("mxfp8_e4m3", 32, 42).f_exact >= AUTO_ONE_BLOCK_MIN_F > DotConfig("mxfp6_e3m2", 32, 24).f_exact
+    assert resolve_datapath(DotConfig("mxfp6_e3m2", 32, 24)) == "aligned"
+    assert resolve_datapath(DotConfig("mx9", 16, 32)) == "aligned"
     wide = DotConfig("cfloat8_143", 8, DotConfig("cfloat8_143", 8, 24).f_exact)  # run-time biases: f_exact 165
     assert wide.f_exact > AUTO_ANCHORED_MAX_F and resolve_datapath(wide) == "aligned"  # too wide to anchor
     hif8 = DotConfig("hif8", 8, 83)
