@@ -61,6 +61,19 @@ def anchored_sum_bits(cfg) -> int:
 
 
 
+def _fp32_select(m, zero, ovf, neg, bits):
+    """P6's FP32 result ``y``: +0 for a zero sum, +-Inf on overflow, else ``{neg, bits[:31]}`` (every P6
+    variant ends with it, before the special-value override)."""
+    y = Signal(32, name="y")
+    with m.If(zero):
+        m.d.comb += y.eq(0)
+    with m.Elif(ovf):
+        m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
+    with m.Else():
+        m.d.comb += y.eq(Cat(bits[:31], neg))
+    return y
+
+
 def _carried(live, *names):
     """What a pipeline part passes on untouched, in ``live``'s order: the special-value side band
     (``sp_*``) and the signals ``names``."""
@@ -543,14 +556,7 @@ class DotProduct(SpecBuilt, wiring.Component):
         bits = Signal(33, name="bits")
         m.d.comb += bits.eq((field << 23) + rnd.q[:25])
         ovf = big | (bits >= 0x7F800000) if e_hi >= 127 else big  # e <= 126 rounds at most to 2**127
-        y = Signal(32, name="y")
-        with m.If(mag == 0):
-            m.d.comb += y.eq(0)
-        with m.Elif(ovf):
-            m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
-        with m.Else():
-            m.d.comb += y.eq(Cat(bits[:31], neg))
-        y = self._specials(m, live, y)
+        y = self._specials(m, live, _fp32_select(m, mag == 0, ovf, neg, bits))
         return self._fp32_out(live, y, T, E)
 
     def _fp32_subnormal(self, m, live):
@@ -558,7 +564,9 @@ class DotProduct(SpecBuilt, wiring.Component):
         (denormalizing) shifter behind it.
 
         ``v = 2|T| - neg`` (T's bits inverted when negative, over one more bit below) is what is normalized; a
-        negative sum's missing +1 is folded into the rounding increment (:meth:`_fp32_round`). The shift that
+        negative sum's missing +1 is folded into the rounding increment (round up by ``R | (all(low) & K[0])``
+        when negative, ``R & (K[0] | any(low))`` when positive: ``low + 1`` carries into R exactly when ``low`` is
+        all ones). The shift that
         puts the FP32 subnormal LSB (2**-149) at the result's LSB, ``s_sub``, depends on the exponent E alone,
         so it is ready before the sum: a one-hot *marker* at ``s_sub`` ORed into the leading-zero count's
         input limits the count to ``min(lsh, s_sub)``, the normal or the subnormal shift. When ``s_sub < 0``
@@ -615,14 +623,7 @@ class DotProduct(SpecBuilt, wiring.Component):
         bits = Signal(32, name="bits")
         m.d.comb += bits.eq(Cat(K[:23], fld[:8]) + up)
         ovf = (e > 127) | (bits >= 0x7F800000) if e_hi + mb - 1 >= 127 else Const(0, 1)
-        y = Signal(32, name="y")
-        with m.If(v == 0):
-            m.d.comb += y.eq(0)
-        with m.Elif(ovf):
-            m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
-        with m.Else():
-            m.d.comb += y.eq(Cat(bits[:31], neg))
-        return self._fp32_out(live, self._specials(m, live, y), T, E)
+        return self._fp32_out(live, self._specials(m, live, _fp32_select(m, v == 0, ovf, neg, bits)), T, E)
 
     def _fp32_out(self, live, y, T, E):
         """P6's outputs: ``y`` after the special-value override, and the raw sum and exponent with ``raw``."""
@@ -644,13 +645,7 @@ class DotProduct(SpecBuilt, wiring.Component):
         m.d.comb += bits.eq(Cat(norm[wn - 24 : wn - 1], (e + 127)[:8]) + up)
         big = e > 127 if e_hi > 127 else Const(0, 1)
         ovf = big | (bits >= 0x7F800000) if e_hi >= 127 else big  # e <= 126 rounds at most to 2**127
-        y = Signal(32, name="y")
-        with m.If(mag == 0):
-            m.d.comb += y.eq(0)
-        with m.Elif(ovf):
-            m.d.comb += y.eq(Cat(Const(0x7F800000, 31), neg))
-        with m.Else():
-            m.d.comb += y.eq(Cat(bits[:31], neg))
+        y = _fp32_select(m, mag == 0, ovf, neg, bits)
         return self._fp32_out(live, self._specials(m, live, y), live["sum"], live["exp"])
 
     def _specials(self, m, live, y):
