@@ -1,11 +1,14 @@
-// fpforge prove dot: the golden dot product of scalar operand codes in C++ (fpforge.sim.dot_golden builds it
-// as a shared library and calls it through ctypes), an independent twin of fpforge.golden.dot.dot.
+// fpforge prove dot: the golden dot product of scalar operand codes (and of blocks: one block word per code) in C++
+// (fpforge.sim.dot_golden builds it as a shared library and calls it through ctypes), an independent twin of
+// fpforge.golden.dot.dot.
 //
 // No per-format logic: each operand side comes as a decode table of every code (Python makes it from the
 // format's own value decoder), one Entry per code: the magnitude `mag` (an integer significand), the
 // exponent `e` of its LSB (the element is (-1)^sign * mag * 2^e), the sign and the class (finite, NaN, Inf).
 //
 // The patterns are start .. start + count - 1, or patterns[0 .. count - 1] when given. Pattern p holds operand A in its low a_bits bits (r codes of code_bits_a bits, element 0 lowest) and B above.
+// A block operand (k1 > 1 elements per code: a whole block word, its shared fields included) has a table of
+// k1 Entries per code: element i of the operand is Entry (code of word i / k1) * k1 + i % k1.
 // For each pattern: products S_i = +-mag_a * mag_b at exponent X_i = e_a + e_b (a zero product at x_zero, the
 // smallest exponent); Xm = max X_i; each product truncated toward zero into the f-bit window whose LSB weighs
 // 2^(Xm + W - (f - 1)) (W: bits of the largest product magnitude); T = the sum; y = T * 2^exp rounded once to
@@ -70,7 +73,7 @@ uint32_t to_fp32(I T, int64_t exp) {
 
 // The dot products of the patterns, the sum T in I (int64_t when f + log2(r) leaves room, else __int128).
 template <typename I, typename U>
-void kernel(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a, int code_bits_b,
+void kernel(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a, int code_bits_b, int k1a, int k1b,
             const Entry* table_a, const Entry* table_b, int W, int f, int64_t x_zero, int acc_bits, int exp_bits,
             const uint64_t* patterns, uint64_t* y, uint64_t* sum, uint64_t* expo) {
     const uint64_t mask_a = (1ull << code_bits_a) - 1, mask_b = (1ull << code_bits_b) - 1;
@@ -84,8 +87,8 @@ void kernel(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a, 
         bool nan = false, pos_inf = false, neg_inf = false;
         int64_t xm = x_zero;
         for (int i = 0; i < r; i++) {
-            const Entry& ea = table_a[(A >> (i * code_bits_a)) & mask_a];
-            const Entry& eb = table_b[(B >> (i * code_bits_b)) & mask_b];
+            const Entry& ea = table_a[((A >> ((i / k1a) * code_bits_a)) & mask_a) * k1a + i % k1a];
+            const Entry& eb = table_b[((B >> ((i / k1b) * code_bits_b)) & mask_b) * k1b + i % k1b];
             const bool neg = ea.sign != eb.sign;
             const bool zero_a = ea.cls == 0 && ea.mag == 0, zero_b = eb.cls == 0 && eb.mag == 0;
             if (ea.cls == 1 || eb.cls == 1 || (ea.cls == 2 && zero_b) || (zero_a && eb.cls == 2)) {
@@ -121,17 +124,17 @@ void kernel(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a, 
 }  // namespace
 
 extern "C" int fpforge_dot_golden(uint64_t start, uint64_t count, int r, int a_bits, int code_bits_a,
-                                  int code_bits_b, const Entry* table_a, const Entry* table_b, int W, int f,
-                                  int64_t x_zero, int acc_bits, int exp_bits, const uint64_t* patterns,
+                                  int code_bits_b, int k1a, int k1b, const Entry* table_a, const Entry* table_b,
+                                  int W, int f, int64_t x_zero, int acc_bits, int exp_bits, const uint64_t* patterns,
                                   uint64_t* y, uint64_t* sum, uint64_t* expo) {
-    if (r < 1 || r > 64 || f < 2 || f > 120 || W < 1 || W > 62) return 1;
+    if (r < 1 || r > 64 || f < 2 || f > 120 || W < 1 || W > 62 || k1a < 1 || k1b < 1 || r % k1a || r % k1b) return 1;
     // |T| < r * 2^(f - 1) <= 2^(f + 5): int64 up to f = 57
     if (f <= 57) {
-        kernel<int64_t, uint64_t>(start, count, r, a_bits, code_bits_a, code_bits_b, table_a, table_b, W, f, x_zero,
-                                  acc_bits, exp_bits, patterns, y, sum, expo);
+        kernel<int64_t, uint64_t>(start, count, r, a_bits, code_bits_a, code_bits_b, k1a, k1b, table_a, table_b, W, f,
+                                  x_zero, acc_bits, exp_bits, patterns, y, sum, expo);
     } else {
-        kernel<i128, u128>(start, count, r, a_bits, code_bits_a, code_bits_b, table_a, table_b, W, f, x_zero,
-                           acc_bits, exp_bits, patterns, y, sum, expo);
+        kernel<i128, u128>(start, count, r, a_bits, code_bits_a, code_bits_b, k1a, k1b, table_a, table_b, W, f,
+                           x_zero, acc_bits, exp_bits, patterns, y, sum, expo);
     }
     return 0;
 }

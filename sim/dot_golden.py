@@ -35,14 +35,32 @@ MAX_F = 120
 MAX_W = 62
 
 
+#: Widest block word the C++ golden takes as one code (its decode table holds k1 rows per word: 2**20 words of a
+#: 4-element block are 64 MiB).
+MAX_BLOCK_BITS = 20
+
+
 def covers(cfg) -> bool:
-    """Whether the C++ golden computes the dot unit ``cfg`` (``build_unit`` keywords): scalar operands, r <= 64,
-    a window of at most :data:`MAX_F` bits."""
+    """Whether the C++ golden computes the dot unit ``cfg`` (``build_unit`` keywords): r <= 64, a window of at
+    most :data:`MAX_F` bits, and scalar operands, or BDR operands of one block (r = k1) whose word has at most
+    :data:`MAX_BLOCK_BITS` bits at an exact window wide enough that no element's product is cut (the C++ aligns
+    products, the golden model block sums: they agree only where neither truncates)."""
+    from ..golden.blockformat import BlockFormat
     from ..golden.dot.config import operand_format
 
     dc = _config(cfg)
-    scalar = all(operand_format(f).dot_side.family == "scalar" for f in (dc.a, dc.b))
-    return scalar and dc.r <= 64 and dc.f <= MAX_F and dc.W <= MAX_W and dc.acc_bits <= 126
+    sides = [operand_format(f) for f in (dc.a, dc.b)]
+    if not (dc.r <= 64 and dc.f <= MAX_F and dc.W <= MAX_W and dc.acc_bits <= 126):
+        return False
+    if all(s.dot_side.family == "scalar" for s in sides):
+        return True
+    if not all(isinstance(s, BlockFormat) for s in sides) or dc.nb != 1 or dc.f < dc.f_exact:
+        return False
+    if any(s.block_bits > MAX_BLOCK_BITS for s in sides):
+        return False
+    # an element's LSB exponent (block_decode_table) spans its magnitude's bits and the sub-block shifts
+    spread = sum(s.m - 1 + s.beta for s in sides)
+    return dc.f - 1 - dc.W >= spread
 
 
 @lru_cache(maxsize=8)
@@ -89,6 +107,43 @@ def decode_table(fmt, select=None, bias=None) -> np.ndarray:
     return np.ascontiguousarray(table)
 
 
+@lru_cache(maxsize=8)
+def block_decode_table(fmt) -> np.ndarray:
+    """``(2**block_bits * k1, 4)`` int64 rows ``(mag, e, sign, class)``: row ``w * k1 + i`` is element i of the
+    block word ``w`` of the BDR format ``fmt`` (shared exponent and sub-block shifts included), from the format's
+    own value decoder (``decode_values`` of the fields :func:`fpforge.golden.dot.from_operand_words` unpacks);
+    ``mag`` an m-bit integer, ``e = floor(log2 |v|) - (m - 1)``; class 0 (BDR has no NaN or Inf)."""
+    from ..golden.dot import from_operand_words
+    from ..golden.dot.config import operand_format
+
+    side = operand_format(fmt)
+    n = 1 << side.block_bits
+    enc = from_operand_words(side, np.arange(n, dtype=np.uint64)[:, None], side.k1)
+    v = side.decode_values(enc.scale.astype(np.int64), enc.shift.astype(np.int64), enc.elem.astype(np.int64))
+    v = np.asarray(v, np.float64).reshape(n * side.k1)
+    finite = v != 0
+    a = np.where(finite, np.abs(v), 1.0)
+    _, ex = np.frexp(a)
+    e = ex.astype(np.int64) - side.m
+    mag = np.where(finite, np.ldexp(a, -e), 0.0)
+    if not np.array_equal(mag, np.round(mag)) or mag.max() >= 2.0 ** side.m:
+        raise ToolError(f"the C++ dot golden cannot represent {side.name}'s elements as {side.m}-bit magnitudes")
+    table = np.stack([mag.astype(np.int64), np.where(finite, e, 0), np.signbit(v).astype(np.int64),
+                      np.zeros(len(v), np.int64)], axis=1)
+    table.flags.writeable = False
+    return np.ascontiguousarray(table)
+
+
+def _side_table(name, select, bias):
+    """``(table, code bits, elements per code)`` of one operand side."""
+    from ..golden.dot.config import operand_format
+
+    side = operand_format(name)
+    if side.dot_side.family == "scalar":
+        return decode_table(name, select, bias), side.bits, 1
+    return block_decode_table(name), side.block_bits, side.k1
+
+
 def _compiler():
     for name in (os.environ.get("CXX"), "c++", "g++", "clang++"):
         if name and shutil.which(name):
@@ -120,7 +175,7 @@ def library_path() -> Path:
 def _function():
     fn = ctypes.CDLL(str(library_path())).fpforge_dot_golden
     u64, i32, i64, p = ctypes.c_uint64, ctypes.c_int, ctypes.c_int64, ctypes.c_void_p
-    fn.argtypes = [u64, u64, i32, i32, i32, i32, p, p, i32, i32, i64, i32, i32, p, p, p, p]
+    fn.argtypes = [u64, u64, i32, i32, i32, i32, i32, i32, p, p, i32, i32, i64, i32, i32, p, p, p, p]
     fn.restype = i32
     return fn
 
@@ -134,21 +189,19 @@ def cpp_dot_golden(cfg, start, count, a_bits, cond, patterns=None) -> dict:
     (``{B, A}``, A the low ``a_bits`` bits), or on ``patterns`` (uint64; then ``start`` and ``count`` are
     ignored), as :func:`fpforge.sim.prove_dot.dot_golden` returns them. ``cond``: a
     :class:`~fpforge.sim.prove_dot.DotCondition`."""
-    from ..golden.dot.config import operand_format
 
     if patterns is not None:
         patterns = np.ascontiguousarray(patterns, np.uint64)
         count = len(patterns)
 
     dc = _config(cfg)
-    ta = decode_table(cfg["format"], cond.sel_a, cond.bias_a)
-    tb = decode_table(cfg["format_b"] or cfg["format"], cond.sel_b, cond.bias_b)
-    bits_a, bits_b = (operand_format(f).bits for f in (dc.a, dc.b))
+    ta, bits_a, k1a = _side_table(cfg["format"], cond.sel_a, cond.bias_a)
+    tb, bits_b, k1b = _side_table(cfg["format_b"] or cfg["format"], cond.sel_b, cond.bias_b)
     y = np.empty(count, np.uint64)
     raw = bool(cfg.get("raw"))
     total = np.empty(count, np.uint64) if raw else None
     expo = np.empty(count, np.uint64) if raw else None
-    status = _function()(start, count, dc.r, a_bits, bits_a, bits_b, _pointer(ta), _pointer(tb), dc.W, dc.f,
+    status = _function()(start, count, dc.r, a_bits, bits_a, bits_b, k1a, k1b, _pointer(ta), _pointer(tb), dc.W, dc.f,
                          dc.x_min + dc.c, dc.acc_bits, dc.exp_bits, _pointer(patterns), _pointer(y), _pointer(total),
                          _pointer(expo))
     if status:

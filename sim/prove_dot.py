@@ -10,11 +10,12 @@ operands) are not operand bits: they are held constant over a proof, one *condit
 both selects of each operand, and each (bias_a, bias_b) pair of a chosen set of biases (default
 :data:`DOT_BIASES`).
 
-The golden side (``golden``): ``"cpp"``, the default for scalar operand formats, is the C++ twin of the golden
+The golden side (``golden``): ``"cpp"``, the default for scalar operand formats and one-block BDR units (a
+decode table of every block word), is the C++ twin of the golden
 dot product (:mod:`fpforge.sim.dot_golden`, about 15x faster than numpy); every chunk checks a random sample of
 :data:`SAMPLE` of its patterns, and every mismatch it keeps, against the public vectorised model
 :func:`fpforge.golden.dot.dot` too, so a divergence of the two oracles fails the chunk (never hidden).
-``"numpy"`` (the default for block formats) is that model alone over every pattern, a batch (:data:`BATCH`
+``"numpy"`` (the default for the other block units) is that model alone over every pattern, a batch (:data:`BATCH`
 dot products) of numpy arrays at a time: operand codes are cut from the pattern numbers with shifts (scalar
 formats) or unpacked by :func:`fpforge.golden.dot.from_operand_words` (block formats). Every output of the
 unit is compared: ``y`` (FP32 bits) and, with ``raw``, ``sum`` and ``exp`` (two's complement, masked to their
@@ -359,14 +360,15 @@ def dot_golden(cfg, patterns, a_bits, cond: DotCondition) -> dict:
 
 def golden_of(cfg, golden=None) -> str:
     """The golden side of a proof of the dot unit ``cfg`` (``build_unit`` keywords): ``golden`` checked, or,
-    when None, ``"cpp"`` where the C++ golden covers the unit (scalar operands) and ``"numpy"`` elsewhere.
+    when None, ``"cpp"`` where the C++ golden covers the unit (scalar operands, one BDR block) and ``"numpy"``
+    elsewhere.
 
     Raises
     ------
     FpforgeValueError
         Not one of :data:`GOLDENS`, or ``"cpp"`` for a unit the C++ golden does not cover.
     """
-    from .dot_golden import MAX_F, covers
+    from .dot_golden import MAX_BLOCK_BITS, MAX_F, covers
 
     if golden is None:
         return "cpp" if covers(cfg) else "numpy"
@@ -374,8 +376,8 @@ def golden_of(cfg, golden=None) -> str:
         raise FpforgeValueError(f"the golden side of a dot proof is one of {', '.join(GOLDENS)}, not {golden!r}")
     if golden == "cpp" and not covers(cfg):
         raise FpforgeValueError(f"the C++ golden computes scalar operand formats at r <= 64, f <= {MAX_F} (e4m3, e5m2, "
-                                f"hif8, cfloat8, fp8, FP6, FP4), not {cfg['format']} r={cfg['r']} f={cfg['f']}: "
-                                "use --golden numpy")
+                                f"hif8, cfloat8, fp8, FP6, FP4) and one BDR block of at most {MAX_BLOCK_BITS} bits at an "
+                                f"exact window, not {cfg['format']} r={cfg['r']} f={cfg['f']}: use --golden numpy")
     return golden
 
 

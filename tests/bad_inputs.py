@@ -1997,11 +1997,11 @@ API_CASES += _typed_sweep_api_cases()
 
 
 # `fpforge prove dot --golden` (issue 29: the C++ golden dot product): an unknown golden side, the C++ golden for a
-# block format it does not compute, --golden on an encoder proof. Each fails before any harness is built.
+# block unit it does not compute (two blocks), --golden on an encoder proof. Each fails before any harness is built.
 _PROVE_DOT_GOLDEN_CASES = [
     ("prove-dot-golden-unknown", [*_PD, "--golden", "fortran"], "invalid choice: 'fortran'"),
-    ("prove-dot-golden-cpp-block", ["prove", "dot", "--preset", "bdr", "--m", "2", "--k1", "2", "--d1", "4", "--k2",
-                                    "2", "--d2", "0", "--r", "2", "--f", "16", "--golden", "cpp"],
+    ("prove-dot-golden-cpp-block", ["prove", "dot", "--preset", "bdr", "--m", "1", "--k1", "2", "--d1", "2", "--k2",
+                                    "2", "--d2", "0", "--r", "4", "--f", "16", "--golden", "cpp"],
      "the C++ golden computes scalar operand formats"),
     ("prove-encoder-golden", ["prove", "encoder", "-f", "e4m3", "--golden", "numpy"],
      "--golden applies to `fpforge prove dot`"),

@@ -3,7 +3,7 @@
 - against the numpy golden model (`fpforge.golden.dot.dot`) on every scalar operand format the prover covers,
   every select and a set of biases: every code of A's element 0 against corner codes, plus random patterns;
   small windows (f = 8: truncation), f = 32 and wide windows, raw outputs, mixed operand formats; E2M1 at
-  r = 2 on every pattern;
+  r = 2 on every pattern; one-block BDR units (every pattern of the smallest, random patterns of others);
 - a divergence of the two oracles fails a chunk, naming the pattern;
 - the numpy-only path (`--golden numpy`) still proves and still catches a mutant.
 """
@@ -96,12 +96,29 @@ def test_cpp_golden_agrees_on_every_e2m1_pattern_at_r2_and_a_range_at_r4():
     assert np.array_equal(ref["y"], cpp_dot_golden(cfg4, start, 1 << 16, 16, DotCondition())["y"])
 
 
+def test_cpp_golden_agrees_on_one_block_bdr_units():
+    """BDR operands of one block (r = k1): every pattern of the 2^20-pattern unit, random patterns of larger
+    ones (the 2^36 unit of the dot record among them), at the narrowest window the C++ golden takes and at f = 32."""
+    _agree(_cfg("bdr_m2_k2_d4_k2_d0", r=2, f=32), DotCondition(), np.arange(1 << 20, dtype=np.uint64), 10)
+    rng = np.random.default_rng(31)
+    for fmt, r in (("bdr_m2_k4_d4_k2_d1", 4), ("bdr_m3_k2_d3_k1_d1", 2), ("bdr_m1_k4_d3_k2_d1", 4),
+                   ("bdr_m4_k2_d2_k2_d0", 2)):
+        dc, side = DotConfig(fmt, r, 32), operand_format(fmt)
+        for f in sorted({dc.W + 1 + 2 * (side.m - 1 + side.beta), 32}):  # the narrowest window covers() takes
+            cfg = _cfg(fmt, r=r, f=f)
+            assert covers(cfg), (fmt, f)
+            bits = sum(DotConfig(fmt, r, f).operand_bits)
+            _agree(cfg, DotCondition(), rng.integers(0, 1 << bits, 50_000, dtype=np.uint64), bits // 2)
+
+
 def test_the_golden_side_is_chosen_and_checked():
     assert golden_of(_cfg("e4m3")) == "cpp"
-    assert golden_of(_cfg("bdr_m2_k2_d4_k2_d0", f=16)) == "numpy"  # block formats: numpy only
+    assert golden_of(_cfg("bdr_m2_k2_d4_k2_d0", f=16)) == "cpp"  # one BDR block at an exact window
+    assert golden_of(_cfg("bdr_m2_k2_d4_k2_d0", r=4, f=16)) == "numpy"  # two blocks: aligned, numpy only
+    assert golden_of(_cfg("mx4", r=16, f=16)) == "numpy"  # a 2^52-pattern word: no decode table
     assert golden_of(_cfg("e4m3"), "numpy") == "numpy"
     with pytest.raises(FpforgeValueError, match="the C.. golden computes scalar operand formats"):
-        golden_of(_cfg("bdr_m2_k2_d4_k2_d0", f=16), "cpp")
+        golden_of(_cfg("bdr_m2_k2_d4_k2_d0", r=4, f=16), "cpp")
     with pytest.raises(FpforgeValueError, match="one of cpp, numpy"):
         golden_of(_cfg("e4m3"), "fortran")
 
