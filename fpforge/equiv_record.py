@@ -9,9 +9,11 @@ Rows (:func:`equiv_rows`), from the units of the docs' area tables (:data:`fpfor
   against its combinational core followed by the registers (ABC ``dprove``; dot units yosys ``sat -tempinduct``).
 
 Each row is ``proved``, ``counterexample`` or ``unknown`` with the measured wall time (an ``unknown`` says
-why: the budget it ran out of). Rows are keyed by a hash of the unit's spec, the comparison, the engine, the
-budget and the sources of the equivalence code and the hardware generator, and kept in
-``docs/results/equiv.json``; a rerun skips a row whose key is unchanged. Run::
+why: the budget it ran out of). Rows are keyed by what decides them: the unit's spec, the comparison, the
+engine, the budget, the sources of the synthesis flow and of the equivalence code (:func:`_sources_digest`)
+and the generated Verilog of the unit (and, for a stream row, of its combinational core; :func:`rtl_digest`),
+and kept in ``docs/results/equiv.json``; a rerun skips a row whose key is unchanged. A change to the hardware
+generator thus re-runs the rows of the units whose Verilog it changes, not the whole record. Run::
 
     python -m fpforge.equiv_record [--only SUBSTRING] [--kind netlist|stream] [--unit UNIT] [--limit N]
                                    [--timeout S] [--jobs N] [--list]
@@ -80,18 +82,73 @@ def equiv_rows() -> list:
     return rows
 
 
-def _sources_digest() -> str:
-    root = Path(__file__).resolve().parent.parent
+def _digest(paths) -> str:
     h = hashlib.sha256()
-    for path in sorted([*root.glob("sim/equiv*.py"), *root.glob("hw/*.py"), *root.glob("synth/*.py")]):
+    for path in sorted(paths):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 
 
-def row_key(spec, kind, liberty, engine, timeout, sources=None) -> str:
+def _sources_digest() -> str:
+    """A hash of the sources that turn a unit's Verilog into a verdict: the synthesis flow (the netlist, the cell
+    models) and the equivalence code (miters, engines, the stream references)."""
+    root = Path(__file__).resolve().parent.parent
+    return _digest([*root.glob("sim/equiv*.py"), *root.glob("synth/*.py")])
+
+
+def _generator_digest() -> str:
+    """A hash of everything a unit's generated Verilog can depend on: the gateware and golden sources and the
+    Amaranth version (the key of :func:`rtl_digest`'s cache)."""
+    from importlib.metadata import version
+
+    root = Path(__file__).resolve().parent.parent
+    return _digest([*root.glob("hw/*.py"), *root.glob("golden/**/*.py")]) + version("amaranth")
+
+
+def rtl_digest(spec, cache=None) -> str:
+    """SHA-256 of the Verilog the row of ``spec`` compares: the unit's (and, for a stream unit, its combinational
+    core's). ``cache``: a dict of digests by spec hash for one generator version (:func:`_rtl_digests`)."""
+    from .hw.generate import build_unit, default_name, to_verilog
+    from .sim.equiv_core import comb_spec, seq_latency
+
+    if cache is not None and spec.sha256 in cache:
+        return cache[spec.sha256]
+    h = hashlib.sha256()
+    for s in (spec, comb_spec(spec)) if seq_latency(spec) else (spec,):
+        unit = build_unit(s)
+        h.update(to_verilog(unit, default_name(unit)).encode())
+    digest = h.hexdigest()
+    if cache is not None:
+        cache[spec.sha256] = digest
+    return digest
+
+
+def _rtl_digests(specs, progress=True) -> dict:
+    """:func:`rtl_digest` of every spec of ``specs``, by spec hash; kept in the cache (``equiv/rtl``) under the
+    generator's version, so that an unchanged generator costs no Verilog generation."""
+    from tqdm import tqdm
+
+    from .jobs.cache import cache_dir, write_atomic
+
+    path = cache_dir("equiv") / f"rtl-{hashlib.sha256(_generator_digest().encode()).hexdigest()[:16]}.json"
+    try:
+        known = json.loads(path.read_text())
+        known = known if isinstance(known, dict) else {}
+    except (OSError, ValueError):
+        known = {}
+    todo = [s for s in {s.sha256: s for s in specs}.values() if s.sha256 not in known]
+    for spec in tqdm(todo, desc="equiv row keys (Verilog)", unit="unit", disable=not progress or not todo):
+        rtl_digest(spec, known)
+    if todo:
+        write_atomic(path, json.dumps(known, sort_keys=True).encode())
+    return known
+
+
+def row_key(spec, kind, liberty, engine, timeout, sources=None, rtl=None) -> str:
+    """The row's key: ``sources`` (default :func:`_sources_digest`) and ``rtl`` (default :func:`rtl_digest`)."""
     text = json.dumps({"spec": spec.sha256, "kind": kind, "liberty": liberty, "engine": engine, "timeout": timeout,
-                       "sources": sources or _sources_digest()}, sort_keys=True)
+                       "sources": sources or _sources_digest(), "rtl": rtl or rtl_digest(spec)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -158,11 +215,12 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     sources = _sources_digest()
     done = _load(path)
     todo = []
-    for rid, spec, row_kind, lib in equiv_rows():
-        if (only and only not in rid) or (kind and kind != row_kind) or (unit and unit != spec.unit):
-            continue
+    rows = [row for row in equiv_rows() if not ((only and only not in row[0]) or (kind and kind != row[2])
+                                                or (unit and unit != row[1].unit))]
+    rtl = _rtl_digests([spec for _, spec, _, _ in rows], progress)
+    for rid, spec, row_kind, lib in rows:
         engine = _engine(spec, row_kind)
-        key = row_key(spec, row_kind, lib, engine, timeout, sources)
+        key = row_key(spec, row_kind, lib, engine, timeout, sources, rtl[spec.sha256])
         if done.get(rid, {}).get("key") == key:
             continue
         todo.append((rid, spec, row_kind, lib, engine, key))

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from fpforge.equiv_record import equiv_rows, row_key, run_rows, table_markdown
+from fpforge.equiv_record import _rtl_digests, equiv_rows, row_key, rtl_digest, run_rows, table_markdown
 
 
 def test_rows_cover_every_kind_and_library():
@@ -30,11 +30,30 @@ def test_rows_cover_every_kind_and_library():
 
 def test_row_key_follows_what_the_row_depends_on():
     _, spec, kind, lib = equiv_rows()[0]
-    k = row_key(spec, kind, lib, "iprove", 600.0, "src")
-    assert k == row_key(spec, kind, lib, "iprove", 600.0, "src")
-    assert len({k, row_key(spec, kind, "osu018" if lib != "osu018" else "fpforge45", "iprove", 600.0, "src"),
-                row_key(spec, kind, lib, "cec", 600.0, "src"), row_key(spec, kind, lib, "iprove", 60.0, "src"),
-                row_key(spec, kind, lib, "iprove", 600.0, "other")}) == 5
+    k = row_key(spec, kind, lib, "iprove", 600.0, "src", "rtl")
+    assert k == row_key(spec, kind, lib, "iprove", 600.0, "src", "rtl")
+    assert len({k, row_key(spec, kind, "osu018" if lib != "osu018" else "fpforge45", "iprove", 600.0, "src", "rtl"),
+                row_key(spec, kind, lib, "cec", 600.0, "src", "rtl"), row_key(spec, kind, lib, "iprove", 60.0, "src", "rtl"),
+                row_key(spec, kind, lib, "iprove", 600.0, "other", "rtl"),
+                row_key(spec, kind, lib, "iprove", 600.0, "src", "other Verilog")}) == 6
+
+
+def test_a_rows_verilog_digest_is_the_generated_verilog_and_a_stream_row_adds_its_core(tmp_path, monkeypatch):
+    import hashlib
+
+    from fpforge.hw.generate import build_unit, default_name, to_verilog
+    from fpforge.sim.equiv_core import comb_spec
+
+    monkeypatch.setenv("FPFORGE_CACHE", str(tmp_path))
+    core = next(s for rid, s, kind, _ in equiv_rows() if rid.startswith("decoder format=e4m3 ") and kind == "netlist")
+    stream = next(s for rid, s, kind, _ in equiv_rows() if rid.startswith("decoder format=e4m3 ") and kind == "stream")
+    assert comb_spec(stream) == core
+    unit = build_unit(core)
+    assert rtl_digest(core) == hashlib.sha256(to_verilog(unit, default_name(unit)).encode()).hexdigest()
+    assert len({rtl_digest(core), rtl_digest(stream)}) == 2
+    digests = _rtl_digests([core, stream, core], progress=False)
+    assert digests == {core.sha256: rtl_digest(core), stream.sha256: rtl_digest(stream)}
+    assert _rtl_digests([stream], progress=False) == digests  # from the cache: nothing generated again
 
 
 @pytest.mark.synth
