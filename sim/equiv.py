@@ -40,16 +40,15 @@ from .equiv_core import (
     EquivResult,
     _against_files,
     _aiger_header,
+    _build_miter,
     _check_args,
     _counterexample,
     _eval,
     _input_bits,
-    _miter_script,
     _run_abc,
     _staged,
     _trusted,
     _verdict,
-    _yosys,
     abc_binary,
     equiv_spec,
 )
@@ -123,14 +122,14 @@ def equiv(cfg, *, netlist=False, liberty=None, against=None, top=None, engine=No
         else:
             gate_files, gate_top, gate_desc = _against_files(work, against, top, liberty, expected)
         gold_desc = f"generated {name}"
-        _yosys(work, _miter_script(name, gate_top, gate_files), f"building the miter of {name}",
-               bad_input=not netlist)
+        bits_map = _build_miter(work, name, gate_top, gate_files, f"building the miter of {name}",
+                                bad_input=not netlist)
         (work / "prep_eval.ys").write_text(
             f"read_verilog -sv gold.v\nhierarchy -top {name}\nproc; flatten; setundef -zero\ndesign -stash gold_eval\n"
             f"read_verilog -sv -noblackbox {' '.join(gate_files)}\nhierarchy -top {gate_top}\nproc; flatten; setundef -zero\n"
             "design -stash gate_eval\n")
         n_in, ands, outs = _aiger_header(work / "miter.aig")
-        bits = _input_bits(work / "miter.map")
+        bits = _input_bits(bits_map)
         base = dict(engine=engine, gold=gold_desc, gate=gate_desc, miter_ands=ands, miter_inputs=n_in,
                     ports=expected)
         want_bits = sum(w for d, w in expected.values() if d == "in")

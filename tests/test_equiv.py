@@ -151,3 +151,35 @@ def test_constant_miter_not_trusted(tmp_path):
     assert _trusted(4, 10, [20], 4) is None
     assert "3 input bits, the unit 4" in _trusted(3, 10, [20], 4)
     assert "no AND gate" in _trusted(4, 0, [20], 4)
+
+
+def test_the_miter_pairs_ports_by_name_when_their_positions_differ(rtl, tmp_path, monkeypatch):
+    """ABC's miter pairs the two AIGs' ports by position, so the maps are compared first: a permutation is
+    seen, and yosys's miter (ports by name) then decides, with the same verdicts."""
+    import shutil
+
+    from fpforge.sim import equiv_core
+
+    name, verilog = rtl
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "gold.v").write_text(verilog)
+    equiv_core._yosys(work, equiv_core._aig_script(name, name, ["gold.v"]), "test")
+    assert equiv_core._same_port_order(work, "gold", "gate")
+    lines = (work / "gold.map").read_text().splitlines()
+    i, j = next(k for k, ln in enumerate(lines) if ln.startswith("input 0 ")), \
+        next(k for k, ln in enumerate(lines) if ln.startswith("input 1 "))
+    swapped = [*lines]
+    swapped[i], swapped[j] = lines[i].replace("input 0 ", "input 1 "), lines[j].replace("input 1 ", "input 0 ")
+    shutil.copy(work / "gold.aig", work / "perm.aig")
+    (work / "perm.map").write_text("\n".join(swapped) + "\n")
+    assert not equiv_core._same_port_order(work, "gold", "perm")
+
+    monkeypatch.setattr(equiv_core, "_same_port_order", lambda *a: False)  # every miter built by yosys
+    same = tmp_path / "mine.v"
+    same.write_text(_renamed(verilog, name))
+    assert equiv({"unit": "encoder", "format": "e4m3"}, against=same).status == "proved"
+    edited = re.sub(r"assign flags = ([^;]+);", r"assign flags = (\1) | 5'h01;", _renamed(verilog, name), count=1)
+    (tmp_path / "edited.v").write_text(edited)
+    r = equiv({"unit": "encoder", "format": "e4m3"}, against=tmp_path / "edited.v")
+    assert r.status == "counterexample" and r.gate_outputs["flags"] == r.gold_outputs["flags"] | 1
