@@ -442,15 +442,27 @@ def _build_miter(work: Path, gold_top: str, gate_top: str, gate_files, what: str
     20,000 cells); otherwise yosys pairs them by name. ABC hashes the two AIGs into one: designs of the same
     structure give a constant miter, which :func:`_trusted` would refuse, so yosys builds that one too."""
     _yosys(work, _aig_script(gold_top, gate_top, gate_files), what, bad_input=bad_input)
-    if _same_port_order(work, "gold", "gate"):
-        _run_abc(work, "miter -n gold.aig gate.aig; write_aiger miter.aig", _YOSYS_TIMEOUT)
-        if not (work / "miter.aig").is_file():
-            raise ToolError(f"internal error: ABC wrote no miter {what}")
-        _, ands, outs = _aiger_header(work / "miter.aig")
-        if ands and not set(outs) & {0, 1}:
-            return work / "gold.map"
+    if abc_miter(work, what):
+        return work / "gold.map"
     _yosys(work, _miter_script(gold_top, gate_top, gate_files), what, bad_input=bad_input)
     return work / "miter.map"
+
+
+def abc_miter(work: Path, what: str) -> bool:
+    """Build ``miter.aig`` from ``gold.aig`` and ``gate.aig`` (with their maps) in ABC (``miter -n``: ports
+    paired by position; latches kept, so a sequential miter for two stream designs) if the maps show the same
+    port order; False (and no miter) if they do not, or if ABC's structural hashing folded the miter to a
+    constant: the caller then has yosys build it (ports paired by name, no hashing)."""
+    if not _same_port_order(work, "gold", "gate"):
+        return False
+    _run_abc(work, "miter -n gold.aig gate.aig; write_aiger miter.aig", _YOSYS_TIMEOUT)
+    if not (work / "miter.aig").is_file():
+        raise ToolError(f"internal error: ABC wrote no miter {what}")
+    _, ands, outs = _aiger_header(work / "miter.aig")
+    if ands and not set(outs) & {0, 1}:
+        return True
+    (work / "miter.aig").unlink()
+    return False
 
 
 def _aiger_header(path: Path):

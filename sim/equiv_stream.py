@@ -107,6 +107,16 @@ def _side(name, top, iw, ow) -> str:
 
 
 _PREP = "proc; flatten; delete t:$scopeinfo; memory; async2sync; dffunmap; setundef -zero; opt_clean\n"
+_AIG = "techmap; setundef -zero; opt_clean; aigmap\n"
+
+
+def _aig_script(gold_files, gate_files) -> str:
+    """Both sides mapped to sequential AIGs (``gold.aig``, ``gate.aig``, registers initialized to zero) with
+    their port maps, for ABC to build the miter (:func:`fpforge.sim.equiv_core.abc_miter`)."""
+    return (f"read_verilog -sv {' '.join(gold_files)}\nhierarchy -top gold_side\nrename gold_side gold\n{_PREP}"
+            f"{_AIG}write_aiger -zinit -map gold.map gold.aig\ndesign -reset\n"
+            f"read_verilog -sv -noblackbox {' '.join(gate_files)}\nhierarchy -top gate_side\nrename gate_side gate\n"
+            f"{_PREP}{_AIG}write_aiger -zinit -map gate.map gate.aig\n")
 
 
 def _script(gold_files, gate_files, steps) -> str:
@@ -155,7 +165,7 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
     from ..hw.generate import build_unit, default_name, to_verilog
     from ..synth.errors import SynthError
     from ..synth.yosys import run_script
-    from .equiv_core import EquivResult, _against_files, _aiger_header, _run_abc, _trusted, _yosys
+    from .equiv_core import EquivResult, _against_files, _aiger_header, _run_abc, _trusted, _yosys, abc_miter
 
     t0 = time.perf_counter()
     from .equiv_core import seq_latency
@@ -184,8 +194,9 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
         steps = 4 * latency + 8
         full = _script(["core.v", "ref.v"], gate_files, steps)
         abc_out = None
-        # dprove: the AIGER miter only, then ABC (the full script only to trace a difference it finds)
-        script = full.split("design -load m\n", 1)[0] if engine == "dprove" else full
+        # dprove: both AIGs, their miter built by ABC (or, if their ports are not in the same order, yosys's
+        # AIGER miter), then ABC; the full script only to trace a difference it finds
+        script = _aig_script(["core.v", "ref.v"], gate_files) if engine == "dprove" else full
         (work / "run.ys").write_text(script)
         try:
             proc, log = run_script(work, "run.ys", timeout, f" proving {stream_name}")
@@ -193,6 +204,16 @@ def equiv_stream(spec, *, against=None, top=None, liberty=None, engine=SEQ_ENGIN
             if "timed out" not in str(e):
                 raise ToolError(str(e)) from None
             proc, log = None, ""
+        if engine == "dprove" and proc is not None and proc.returncode == 0 and not abc_miter(work, stream_name):
+            script = full.split("design -load m\n", 1)[0]  # yosys's miter, ports paired by name
+            (work / "run.ys").write_text(script)
+            left = max(1.0, timeout - (time.perf_counter() - t0))
+            try:
+                proc, log = run_script(work, "run.ys", left, f" proving {stream_name}")
+            except SynthError as e:
+                if "timed out" not in str(e):
+                    raise ToolError(str(e)) from None
+                proc, log = None, ""
         if engine == "dprove" and proc is not None and proc.returncode == 0:
             left = timeout - (time.perf_counter() - t0)
             abc_out = _run_abc(work, "read_aiger miter.aig; dprove", left) if left > 0 else None
