@@ -6,7 +6,7 @@ Rows (:func:`equiv_rows`), from the units of the docs' area tables (:data:`fpfor
   against its mapped netlist on ``fpforge45`` and on ``osu018`` (ABC, :data:`DEFAULT_ENGINE`);
 - every dot unit with r <= 16 (its combinational core) against its netlist on both libraries (engine ``staged``);
 - the stream units: every scalar and block unit at latency 1 and 2, every such dot unit at stages 1 and 2,
-  against its combinational core followed by the registers (ABC ``dprove``; dot units yosys ``sat -tempinduct``).
+  against its combinational core followed by the registers (ABC ``dprove``).
 
 Each row is ``proved``, ``counterexample`` or ``unknown`` with the measured wall time (an ``unknown`` says
 why: the budget it ran out of). Rows are keyed by what decides them: the unit's spec, the comparison, the
@@ -154,14 +154,14 @@ def row_key(spec, kind, liberty, engine, timeout, sources=None, rtl=None) -> str
 
 def _engine(spec, row_kind) -> str:
     """The engine of a row, by measurement (docs/prove.md): netlist rows ``iprove`` (dot units ``staged``);
-    stream rows ``dprove`` where the registers follow the core (ABC's signal correspondence merges the two
-    cores: every block encoder's stream row proved, where ``sat -tempinduct`` was undecided at 120 s) and ``tempinduct`` for
-    a dot unit, whose stages cut the datapath (dprove undecided there)."""
+    stream rows ``dprove`` (ABC's signal correspondence merges the two cores: every block encoder's stream
+    row proved, where ``sat -tempinduct`` was undecided at 120 s; on the miter ABC builds, it also proves
+    every dot unit at stages 1 in about 10 s, where ``sat -tempinduct`` proved only the MX units')."""
     from .sim.equiv import DOT_ENGINE
 
     if row_kind == "netlist":
         return DOT_ENGINE if spec.unit == "dot" else DEFAULT_ENGINE
-    return "tempinduct" if spec.unit == "dot" else "dprove"
+    return "dprove"
 
 
 COMMAND = "python -m fpforge.equiv_record"
@@ -236,7 +236,7 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
             if isinstance(out, TaskFailure):
                 out = {"status": "unknown", "engine": engine, "seconds": 0.0, "miter_ands": 0,
                        "reason": f"failed: {out.message}", "date": time.strftime("%Y-%m-%d"), "counterexample": {}}
-            done[rid] = {"key": key, **out}
+            done[rid] = {"key": key, "timeout": timeout, **out}
             _save(path, done, doc)
             bar.update(1)
     return done
@@ -279,7 +279,7 @@ def section_markdown(rows) -> str:
     lines = ["## Equivalence rows (`fpforge equiv`, the record)", "",
              "Every encoder, decoder, block and dot unit of the area tables (dot units: r <= 16) against its "
              "mapped netlist on fpforge45 and osu018 (ABC `iprove`; dot units the `staged` engine), and as a stream unit at "
-             "latency (dot: stages) 1 and 2 against its combinational core and the registers (ABC `dprove` on the sequential miter; dot units `sat -tempinduct`); "
+             "latency (dot: stages) 1 and 2 against its combinational core and the registers (ABC `dprove` on the sequential miter); "
              "method and limits in [docs/prove.md](prove.md#equivalence-rows-of-the-record). Seconds: the whole "
              "check's wall time (generation, synthesis, miter, engine) on a shared machine.", "",
              "| units | comparison | rows | proved | counterexample | unknown | not run | median s | max s |",
@@ -296,7 +296,9 @@ def section_markdown(rows) -> str:
         lines.append(f"| {kind} | {comparison} | {len(recs)} | {n['proved']} | {n['counterexample']} | {n['unknown']} "
                      f"| {n['not run']} | {statistics.median(secs):.1f} | {max(secs):.1f} |" if secs else
                      f"| {kind} | {comparison} | {len(recs)} | 0 | 0 | 0 | {n['not run']} | | |")
-    lines += ["", f"{sum(total.values())} rows: " + ", ".join(f"{v} {k}" for k, v in total.items()) + ".", "",
+    budgets = sorted({rec["timeout"] for rec in rows.values() if rec.get("timeout")})
+    lines += ["", f"{sum(total.values())} rows: " + ", ".join(f"{v} {k}" for k, v in total.items()) + "."
+              + (f" Budget per row (`--timeout`): {', '.join(f'{b:g}' for b in budgets)} s." if budgets else ""), "",
               "<details><summary>Every row</summary>", "", table_markdown(rows).rstrip("\n"), "", "</details>"]
     return "\n".join(lines) + "\n"
 
