@@ -10,10 +10,12 @@ Rows (:func:`equiv_rows`), from the units of the docs' area tables (:data:`fpfor
 
 Each row is ``proved``, ``counterexample`` or ``unknown`` with the measured wall time (an ``unknown`` says
 why: the budget it ran out of). Rows are keyed by what decides them: the unit's spec, the comparison, the
-engine, the budget, the sources of the synthesis flow and of the equivalence code (:func:`_sources_digest`)
+engine, the sources of the synthesis flow and of the equivalence code (:func:`_sources_digest`)
 and the generated Verilog of the unit (and, for a stream row, of its combinational core; :func:`rtl_digest`),
-and kept in ``docs/results/equiv.json``; a rerun skips a row whose key is unchanged. A change to the hardware
-generator thus re-runs the rows of the units whose Verilog it changes, not the whole record. Run::
+and kept in ``docs/results/equiv.json`` with the budget (``--timeout``) each was run with; a rerun skips a
+row whose key is unchanged and that was decided (proved or a counterexample) or given at least the budget
+asked now. A change to the hardware generator thus re-runs the rows of the units whose Verilog it changes,
+not the whole record; the section counts rows recorded under an earlier key apart, as not current. Run::
 
     python -m fpforge.equiv_record [--only SUBSTRING] [--kind netlist|stream] [--unit UNIT] [--limit N]
                                    [--timeout S] [--jobs N] [--list]
@@ -138,18 +140,36 @@ def _rtl_digests(specs, progress=True) -> dict:
     except (OSError, ValueError):
         known = {}
     todo = [s for s in {s.sha256: s for s in specs}.values() if s.sha256 not in known]
-    for spec in tqdm(todo, desc="equiv row keys (Verilog)", unit="unit", disable=not progress or not todo):
+    for i, spec in enumerate(tqdm(todo, desc="equiv row keys (Verilog)", unit="unit",
+                                  disable=not progress or not todo)):
         rtl_digest(spec, known)
-    if todo:
-        write_atomic(path, json.dumps(known, sort_keys=True).encode())
+        if i % 25 == 24 or i == len(todo) - 1:  # kept as it goes: an interrupted run loses little
+            write_atomic(path, json.dumps(known, sort_keys=True).encode())
     return known
 
 
-def row_key(spec, kind, liberty, engine, timeout, sources=None, rtl=None) -> str:
-    """The row's key: ``sources`` (default :func:`_sources_digest`) and ``rtl`` (default :func:`rtl_digest`)."""
-    text = json.dumps({"spec": spec.sha256, "kind": kind, "liberty": liberty, "engine": engine, "timeout": timeout,
+def row_key(spec, kind, liberty, engine, sources=None, rtl=None) -> str:
+    """The row's key: ``sources`` (default :func:`_sources_digest`) and ``rtl`` (default :func:`rtl_digest`).
+    The budget is not part of it: a decided row stays decided under any budget (:func:`_current`)."""
+    text = json.dumps({"spec": spec.sha256, "kind": kind, "liberty": liberty, "engine": engine,
                        "sources": sources or _sources_digest(), "rtl": rtl or rtl_digest(spec)}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _current(rec, key, timeout) -> bool:
+    """Whether the recorded row ``rec`` stands for ``key`` at the budget ``timeout``: same key, and decided or
+    given at least that budget."""
+    return bool(rec) and rec.get("key") == key and (rec.get("status") in ("proved", "counterexample")
+                                                    or rec.get("timeout", 0) >= timeout)
+
+
+def current_keys(progress=True, rids=None) -> dict:
+    """``{row id: key}`` of every row (or of the rows ``rids``) under the present sources and generator."""
+    sources = _sources_digest()
+    rows = [row for row in equiv_rows() if rids is None or row[0] in rids]
+    rtl = _rtl_digests([spec for _, spec, _, _ in rows], progress)
+    return {rid: row_key(spec, kind, lib, _engine(spec, kind), sources, rtl[spec.sha256])
+            for rid, spec, kind, lib in rows}
 
 
 def _engine(spec, row_kind) -> str:
@@ -178,7 +198,7 @@ def _load(path):
     return rows if isinstance(rows, dict) else {}
 
 
-def _save(path, rows, doc=None):
+def _save(path, rows, doc=None, keys=None):
     """Write the store ``path`` and the section ``equiv`` of ``doc`` (default: docs/results.md for the committed
     store, else ``path`` with the suffix .md), both atomically."""
     from .jobs.results import write_section
@@ -186,7 +206,8 @@ def _save(path, rows, doc=None):
     path = Path(path)
     if doc is None:
         doc = None if path.resolve() == _DOCS else path.with_suffix(".md")
-    write_section("equiv", section_markdown(rows), command=COMMAND, path=doc, data={"rows": rows}, data_file=path)
+    write_section("equiv", section_markdown(rows, keys), command=COMMAND, path=doc, data={"rows": rows},
+                  data_file=path)
 
 
 def _row_task(task):
@@ -212,18 +233,15 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
 
     from .jobs.executor import TaskFailure, executor
 
-    sources = _sources_digest()
     done = _load(path)
-    todo = []
     rows = [row for row in equiv_rows() if not ((only and only not in row[0]) or (kind and kind != row[2])
                                                 or (unit and unit != row[1].unit))]
-    rtl = _rtl_digests([spec for _, spec, _, _ in rows], progress)
+    keys = current_keys(progress, {row[0] for row in rows} | set(done))  # the rows to run, and those recorded
+    todo = []
     for rid, spec, row_kind, lib in rows:
-        engine = _engine(spec, row_kind)
-        key = row_key(spec, row_kind, lib, engine, timeout, sources, rtl[spec.sha256])
-        if done.get(rid, {}).get("key") == key:
+        if _current(done.get(rid), keys[rid], timeout):
             continue
-        todo.append((rid, spec, row_kind, lib, engine, key))
+        todo.append((rid, spec, row_kind, lib, _engine(spec, row_kind), keys[rid]))
     todo = todo[:limit] if limit is not None else todo
     if not todo:
         return done
@@ -237,29 +255,41 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
                 out = {"status": "unknown", "engine": engine, "seconds": 0.0, "miter_ands": 0,
                        "reason": f"failed: {out.message}", "date": time.strftime("%Y-%m-%d"), "counterexample": {}}
             done[rid] = {"key": key, "timeout": timeout, **out}
-            _save(path, done, doc)
+            _save(path, done, doc, keys)
             bar.update(1)
     return done
 
 
-def table_markdown(rows=None, path=_DOCS) -> str:
-    """The equivalence rows as a markdown table (every row of :func:`equiv_rows`; rows not run say so)."""
+def _state(rec, rid, keys) -> str:
+    """``not run``, ``earlier key`` (recorded under other sources or Verilog than ``keys`` names) or the status."""
+    if rec is None:
+        return "not run"
+    if keys is not None and rec.get("key") != keys.get(rid):
+        return "earlier key"
+    return rec["status"]
+
+
+def table_markdown(rows=None, path=_DOCS, keys=None) -> str:
+    """The equivalence rows as a markdown table (every row of :func:`equiv_rows`; rows not run say so, and,
+    given ``keys`` (:func:`current_keys`), so do rows recorded under an earlier key)."""
     rows = _load(path) if rows is None else rows
-    lines = ["| unit | comparison | result | engine | miter ANDs | seconds |", "|---|---|---|---|---|---|"]
-    n = {"proved": 0, "counterexample": 0, "unknown": 0, "not run": 0}
+    lines = ["| unit | comparison | result | engine | miter ANDs | seconds | date |", "|---|---|---|---|---|---|---|"]
+    n = {"proved": 0, "counterexample": 0, "unknown": 0, "earlier key": 0, "not run": 0}
     for rid, *_ in equiv_rows():
         unit, comparison = rid.split(" | ")
         rec = rows.get(rid)
+        state = _state(rec, rid, keys)
+        n[state] += 1
         if rec is None:
-            n["not run"] += 1
-            lines.append(f"| {unit} | {comparison} | not run | | | |")
+            lines.append(f"| {unit} | {comparison} | not run | | | | |")
             continue
-        n[rec["status"]] += 1
         status = rec["status"] + (f" ({rec['reason']})" if rec["reason"] else "")
+        if state == "earlier key":
+            status = f"earlier key (then: {status})"
         lines.append(f"| {unit} | {comparison} | {status} | {rec['engine']} | {rec['miter_ands']:,} | "
-                     f"{rec['seconds']:.1f} |")
+                     f"{rec['seconds']:.1f} | {rec.get('date', '')} |")
     lines.append("")
-    lines.append(", ".join(f"{v} {k}" for k, v in n.items()))
+    lines.append(", ".join(f"{v} {k}" for k, v in n.items() if v or k != "earlier key"))
     return "\n".join(lines) + "\n"
 
 
@@ -269,37 +299,42 @@ def _group(rid) -> str:
     return f"{kind} | {comparison.replace('latency', 'stream latency').replace('stages', 'stream stages')}"
 
 
-def section_markdown(rows) -> str:
-    """The ``equiv`` section of docs/results.md: a summary by unit kind and comparison, then every row."""
+def section_markdown(rows, keys=None) -> str:
+    """The ``equiv`` section of docs/results.md: a summary by unit kind and comparison, then every row (``keys``:
+    as :func:`table_markdown`)."""
     import statistics
 
     groups = {}
     for rid, *_ in equiv_rows():
-        groups.setdefault(_group(rid), []).append(rows.get(rid))
+        groups.setdefault(_group(rid), []).append((rid, rows.get(rid)))
     lines = ["## Equivalence rows (`fpforge equiv`, the record)", "",
              "Every encoder, decoder, block and dot unit of the area tables (dot units: r <= 16) against its "
              "mapped netlist on fpforge45 and osu018 (ABC `iprove`; dot units the `staged` engine), and as a stream unit at "
              "latency (dot: stages) 1 and 2 against its combinational core and the registers (ABC `dprove` on the sequential miter); "
              "method and limits in [docs/prove.md](prove.md#equivalence-rows-of-the-record). Seconds: the whole "
-             "check's wall time (generation, synthesis, miter, engine) on a shared machine.", "",
-             "| units | comparison | rows | proved | counterexample | unknown | not run | median s | max s |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    total = {"proved": 0, "counterexample": 0, "unknown": 0, "not run": 0}
+             "check's wall time (generation, synthesis, miter, engine) on a shared machine. *Earlier key*: a row "
+             "recorded before a change to its unit's Verilog, the synthesis flow or the equivalence code (its "
+             "result is not claimed for the present code; `make prove` runs it again).", "",
+             "| units | comparison | rows | proved | counterexample | unknown | earlier key | not run | median s | max s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    total = {"proved": 0, "counterexample": 0, "unknown": 0, "earlier key": 0, "not run": 0}
     for name, recs in groups.items():
         n = {k: 0 for k in total}
-        for rec in recs:
-            n[rec["status"] if rec else "not run"] += 1
+        for rid, rec in recs:
+            n[_state(rec, rid, keys)] += 1
         for k in total:
             total[k] += n[k]
-        secs = [rec["seconds"] for rec in recs if rec]
+        secs = [rec["seconds"] for rid, rec in recs if _state(rec, rid, keys) in ("proved", "counterexample", "unknown")]
         kind, comparison = name.split(" | ")
-        lines.append(f"| {kind} | {comparison} | {len(recs)} | {n['proved']} | {n['counterexample']} | {n['unknown']} "
-                     f"| {n['not run']} | {statistics.median(secs):.1f} | {max(secs):.1f} |" if secs else
-                     f"| {kind} | {comparison} | {len(recs)} | 0 | 0 | 0 | {n['not run']} | | |")
-    budgets = sorted({rec["timeout"] for rec in rows.values() if rec.get("timeout")})
+        counts = " | ".join(str(n[k]) for k in total)
+        lines.append(f"| {kind} | {comparison} | {len(recs)} | {counts} | "
+                     + (f"{statistics.median(secs):.1f} | {max(secs):.1f} |" if secs else " | |"))
+    budgets = sorted({rec["timeout"] for rid, rec in rows.items() if rec.get("timeout")
+                      and _state(rec, rid, keys) != "earlier key"})
     lines += ["", f"{sum(total.values())} rows: " + ", ".join(f"{v} {k}" for k, v in total.items()) + "."
               + (f" Budget per row (`--timeout`): {', '.join(f'{b:g}' for b in budgets)} s." if budgets else ""), "",
-              "<details><summary>Every row</summary>", "", table_markdown(rows).rstrip("\n"), "", "</details>"]
+              "<details><summary>Every row</summary>", "", table_markdown(rows, keys=keys).rstrip("\n"), "",
+              "</details>"]
     return "\n".join(lines) + "\n"
 
 
