@@ -366,6 +366,8 @@ SECTIONS = (
     Section("bench-qor-targets", "issue 34's two dot-unit targets (E4M3 r = 8 f = 37, MXFP8-E4M3 r = 32 f = 42) and "
             "every one-block dot unit at its exact window: area and depth of each datapath and of auto",
             _bench("bench_qor", "--targets", section="bench-qor-targets"), 30, long=True),
+    Section("bench-equiv", "`fpforge equiv --netlist` of dot units: seconds by r and engine (iprove, cec, dprove, "
+            "staged) at a 120 s budget", _bench("bench_equiv", "--timeout", "120"), 40, long=True),
     Section("bench-sweep", "the sweep's QSNR time and a Dask LocalCluster of 1 against 2 workers (the synthesis "
             "times are in the sweep sections)", _bench("bench_sweep", "--skip-synth"), 3),
     Section("bench-ppa", "the PPA step of an r = 16 dot unit against its area-only synthesis, `paper --ppa` "
@@ -383,9 +385,8 @@ SECTIONS = (
             "recorded on this machine, about 8 min per 2^32-pattern row on 2 cores)", _cmd("fpforge", "prove", "dot",
                                                                                       "--record"), 240, long=True),
     Section("equiv", "the equivalence rows of the record (`python -m fpforge.equiv_record`: runs the rows not recorded "
-            "under today's key; netlist rows seconds to minutes each, 770 rows)", _cmd("python", "-m",
-                                                                                    "fpforge.equiv_record", "--jobs",
-                                                                                    "2"), 240, long=True),
+            "under today's key at the record's 120 s budget per row; netlist rows seconds to minutes each, 770 rows)",
+            _cmd("python", "-m", "fpforge.equiv_record", "--jobs", "2", "--timeout", "120"), 120, long=True),
     Section("sweep-fig7-preview", "the design-space sweep preview (Fig. 7), figure and claims",
             _cmd("fpforge", "sweep", "docs/spaces/fig7-preview.toml", "--claims", "--results"), 2),
     Section("sweep-reuse", "the sweep's reuse flow against the standard flow",
