@@ -260,6 +260,10 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     return done
 
 
+#: What a row of the section can be (:func:`_state`), in the order the tables count them.
+STATES = ("proved", "counterexample", "unknown", "earlier key", "not run")
+
+
 def _state(rec, rid, keys) -> str:
     """``not run``, ``earlier key`` (recorded under other sources or Verilog than ``keys`` names) or the status."""
     if rec is None:
@@ -274,7 +278,7 @@ def table_markdown(rows=None, path=_DOCS, keys=None) -> str:
     given ``keys`` (:func:`current_keys`), so do rows recorded under an earlier key)."""
     rows = _load(path) if rows is None else rows
     lines = ["| unit | comparison | result | engine | miter ANDs | seconds | date |", "|---|---|---|---|---|---|---|"]
-    n = {"proved": 0, "counterexample": 0, "unknown": 0, "earlier key": 0, "not run": 0}
+    n = dict.fromkeys(STATES, 0)
     for rid, *_ in equiv_rows():
         unit, comparison = rid.split(" | ")
         rec = rows.get(rid)
@@ -317,7 +321,7 @@ def section_markdown(rows, keys=None) -> str:
              "result is not claimed for the present code; `make prove` runs it again).", "",
              "| units | comparison | rows | proved | counterexample | unknown | earlier key | not run | median s | max s |",
              "|---|---|---|---|---|---|---|---|---|---|"]
-    total = {"proved": 0, "counterexample": 0, "unknown": 0, "earlier key": 0, "not run": 0}
+    total = dict.fromkeys(STATES, 0)
     for name, recs in groups.items():
         n = {k: 0 for k in total}
         for rid, rec in recs:
