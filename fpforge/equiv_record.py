@@ -14,11 +14,12 @@ engine, the sources of the synthesis flow and of the equivalence code (:func:`_s
 and the generated Verilog of the unit (and, for a stream row, of its combinational core; :func:`rtl_digest`),
 and kept in ``docs/results/equiv.json`` with the budget (``--timeout``) each was run with; a rerun skips a
 row whose key is unchanged and that was decided (proved or a counterexample) or given at least the budget
-asked now. A change to the hardware generator thus re-runs the rows of the units whose Verilog it changes,
+asked now (``--rerun`` runs the selected rows again all the same: to re-measure their times, say on an idle
+machine). A change to the hardware generator thus re-runs the rows of the units whose Verilog it changes,
 not the whole record; the section counts rows recorded under an earlier key apart, as not current. Run::
 
     python -m fpforge.equiv_record [--only SUBSTRING] [--kind netlist|stream] [--unit UNIT] [--limit N]
-                                   [--timeout S] [--jobs N] [--list]
+                                   [--timeout S] [--jobs N] [--rerun] [--list]
 
 The store is the data of the ``equiv`` section of docs/results.md: every run rewrites the section (a summary
 by unit kind and comparison, then every row) with its provenance.
@@ -223,10 +224,10 @@ def _row_task(task):
 
 
 def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=True, jobs=1, doc=None,
-             kind=None, unit=None) -> dict:
+             kind=None, unit=None, rerun=False) -> dict:
     """Run the rows whose id contains ``only`` (and whose comparison is ``kind``, ``netlist`` or ``stream``,
     if given; and whose unit is ``unit``, if given; at most ``limit`` of them not already recorded with today's
-    key) on ``jobs`` local processes (0: in this process); record each as it finishes (atomically, in ``path``
+    key; with ``rerun``, recorded or not) on ``jobs`` local processes (0: in this process); record each as it finishes (atomically, in ``path``
     and its section of ``doc``). A row that fails to run (a tool error) is recorded as ``unknown`` with the
     error. Returns the recorded rows."""
     from tqdm import tqdm
@@ -239,7 +240,7 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
     keys = current_keys(progress, {row[0] for row in rows} | set(done))  # the rows to run, and those recorded
     todo = []
     for rid, spec, row_kind, lib in rows:
-        if _current(done.get(rid), keys[rid], timeout):
+        if not rerun and _current(done.get(rid), keys[rid], timeout):
             continue
         todo.append((rid, spec, row_kind, lib, _engine(spec, row_kind), keys[rid]))
     todo = todo[:limit] if limit is not None else todo
@@ -353,6 +354,8 @@ def main(argv=None) -> int:
                    help="only the rows of this kind of unit")
     p.add_argument("--jobs", type=int, default=1, help="rows run at once in local processes (default 1; 0: in "
                                                         "this process)")
+    p.add_argument("--rerun", action="store_true", help="run the selected rows even where the record has them "
+                                                          "under the present key (to re-measure their times)")
     p.add_argument("--list", action="store_true", help="list the row ids and stop")
     p.add_argument("--markdown", action="store_true", help="print the table (recorded rows) and stop")
     args = p.parse_args(argv)
@@ -368,7 +371,7 @@ def main(argv=None) -> int:
         return 0
     if not args.markdown:
         run_rows(only=args.only, limit=args.limit, timeout=args.timeout, jobs=args.jobs, kind=args.kind,
-                 unit=args.unit)
+                 unit=args.unit, rerun=args.rerun)
     sys.stdout.write(table_markdown())
     return 0
 

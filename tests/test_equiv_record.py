@@ -90,6 +90,12 @@ def test_a_row_is_run_recorded_and_skipped_when_unchanged(tmp_path):
     mtime = path.stat().st_mtime_ns
     run_rows(only=only, path=path, timeout=60, progress=False)  # same key: not run again, file untouched
     assert path.stat().st_mtime_ns == mtime
+    store = json.loads(path.read_text())
+    store["data"]["rows"][only]["seconds"] = -1.0  # a mark the rerun must overwrite
+    path.write_text(json.dumps(store))
+    again = run_rows(only=only, path=path, timeout=60, progress=False, rerun=True)  # re-measured all the same
+    assert again[only]["status"] == "proved" and again[only]["key"] == row["key"] and again[only]["seconds"] > 0
+    assert json.loads(path.read_text())["data"]["rows"][only]["seconds"] > 0
     table = table_markdown(path=path)
     assert f"| {only} | proved | iprove |" in table and "1 proved, 0 counterexample, 0 unknown" in table
     section = path.with_suffix(".md").read_text()  # the section beside the store, with its provenance
