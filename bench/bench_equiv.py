@@ -1,10 +1,12 @@
-"""`fpforge equiv --netlist` of dot-product units: wall time by r (2, 4, 8, 16) and ABC engine (iprove, cec,
-dprove) for the E4M3 and MX4 presets (MX4: r = 16 only, its block size), onto fpforge45. Each time is the
-whole check (synthesis of the netlist, the miter, ABC) as measured; a row that does not decide within
---timeout says `unknown` with the time spent. The default engine of `fpforge equiv` (iprove) was chosen
-from these numbers (docs/prove.md, "Equivalence of dot units").
+"""`fpforge equiv --netlist` of dot-product units: wall time by r and engine.
 
-    python bench/bench_equiv.py [--timeout S] [--r 2,4,8,16] [--engines iprove,cec,dprove]
+By r (2, 4, 8, 16) and engine (iprove, cec, dprove on ABC's miter; staged) for the E4M3 and MX4 presets
+(MX4: r = 16 only, its block size), onto fpforge45. Each time is the whole check (synthesis of the netlist,
+the miter, ABC) as measured; a row that does not decide within --timeout says `unknown` with the time spent.
+The default engine of `fpforge equiv` for a dot unit (staged) was chosen from these numbers (docs/prove.md,
+"Equivalence of block and dot units").
+
+    python bench/bench_equiv.py [--timeout S] [--r 2,4,8,16] [--engines iprove,cec,dprove,staged]
 """
 
 import argparse
