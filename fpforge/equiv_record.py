@@ -227,9 +227,9 @@ def run_rows(only=None, limit=None, timeout=ROW_TIMEOUT, path=_DOCS, progress=Tr
              kind=None, unit=None, rerun=False) -> dict:
     """Run the rows whose id contains ``only`` (and whose comparison is ``kind``, ``netlist`` or ``stream``,
     if given; and whose unit is ``unit``, if given; at most ``limit`` of them not already recorded with today's
-    key; with ``rerun``, recorded or not) on ``jobs`` local processes (0: in this process); record each as it finishes (atomically, in ``path``
-    and its section of ``doc``). A row that fails to run (a tool error) is recorded as ``unknown`` with the
-    error. Returns the recorded rows."""
+    key; with ``rerun``, recorded or not) on ``jobs`` local processes (0: in this process); record each as it
+    finishes (atomically, in ``path`` and its section of ``doc``). A row that fails to run (a tool error) is
+    recorded as ``unknown`` with the error. Returns the recorded rows."""
     from tqdm import tqdm
 
     from .jobs.executor import TaskFailure, executor
@@ -324,7 +324,7 @@ def section_markdown(rows, keys=None) -> str:
              "|---|---|---|---|---|---|---|---|---|---|"]
     total = dict.fromkeys(STATES, 0)
     for name, recs in groups.items():
-        n = {k: 0 for k in total}
+        n = dict.fromkeys(STATES, 0)
         for rid, rec in recs:
             n[_state(rec, rid, keys)] += 1
         for k in total:
