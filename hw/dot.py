@@ -40,7 +40,6 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import bits_for
 
-from .adders import sum_terms
 from .classify import highest_one_tree
 from .dot_elements import decode_elements, operand_layout, reduce_tree, signed_bits
 from .epilogue import EpilogueOptions, attach_epilogue
@@ -270,8 +269,8 @@ class DotProduct(SpecBuilt, wiring.Component):
 
         live = boundary(1, self._products(m, src))
         if self._datapath == "anchored":  # P3..P5: anchor offsets, left shifts, the fixed-anchor sum
-            parts = (self._anchor_block_sums, self._anchor_offsets, self._anchor_shift, self._anchor_sum,
-                     self._fp32)
+            parts = (self._block_sums, self._anchor_offsets, self._anchor_shift, self._anchor_sum,
+                     self._fp32_anchored)
         else:
             parts = (self._block_sums, self._max_exponent, self._align, self._sum, self._fp32)  # P2..P6
         for k, part in enumerate(parts, start=2):
@@ -298,16 +297,19 @@ class DotProduct(SpecBuilt, wiring.Component):
             prod_bits += sa.eoff_max + sb.eoff_max
         self._prod_bits = prod_bits
         x_bits = signed_bits(cfg.x_min, cfg.x_max)
+        # A NaN or Inf element's product is overridden by the special value in P6 (`_specials`), so only the
+        # aligned datapath's raw sum needs its magnitude zeroed; the anchored one has no raw outputs.
+        mask = self._datapath == "aligned"
         for j in range(cfg.nb):
             ea, blk_a = decode_elements(m, cfg.k1, sa, cfg.a, src["a"], src.get("sel_a"), j, f"a{j}",
-                                        src.get("bias_a"))
+                                        src.get("bias_a"), mask=mask)
             eb, blk_b = decode_elements(m, cfg.k1, sb, cfg.b, src["b"], src.get("sel_b"), j, f"b{j}",
-                                        src.get("bias_b"))
+                                        src.get("bias_b"), mask=mask)
             for i, (xa, xb) in enumerate(zip(ea, eb)):
                 neg = Signal(name=f"p{j}_{i}_neg")
                 if self._datapath == "anchored" and cfg.product_shift and not cfg.sub_block_guard:
                     # the anchored block sum takes signed products, negated before their shift: a 9-bit negation
-                    # instead of 37 inverted bits in the reduction (MXFP8-E4M3, r = 32: 4.7 % less area)
+                    # instead of a 37-bit one in the block's adder tree
                     pm = Signal(sa.mag_bits + sb.mag_bits, name=f"pm{j}_{i}")
                     q = Signal(signed(len(pm) + 1), name=f"q{j}_{i}")
                     m.d.comb += [pm.eq(xa.mag * xb.mag), q.eq(Mux(neg, -pm, pm))]
@@ -357,6 +359,9 @@ class DotProduct(SpecBuilt, wiring.Component):
             signed_p = []
             for i in range(cfg.k1):
                 p, neg = live[f"p{j}_{i}"], live[f"n{j}_{i}"]
+                if p.shape().signed:  # the anchored datapath's shifted products come negated from P1
+                    signed_p.append(p)
+                    continue
                 sp = Signal(signed(len(p) + 1), name=f"sp{j}_{i}")
                 m.d.comb += sp.eq(Mux(neg, -p, p))
                 signed_p.append(sp)
@@ -443,22 +448,8 @@ class DotProduct(SpecBuilt, wiring.Component):
         out["exp"] = E
         return out
 
-    # -- anchored P2..P5: each block sum shifted LEFT by its offset from x_min into a fixed-anchor sum ------------
-    # Every multi-operand sum is one carry-save reduction and one prefix adder (hw/adders.py; the signs of a
-    # block's products folded into it); one block is not shifted at all (the sum keeps the block exponent).
-    def _anchor_block_sums(self, m, live):
-        cfg = self._cfg
-        if cfg.sub_block_guard or cfg.k1 == 1:  # the aligned datapath's block trees (one product: its negation)
-            return self._block_sums(m, live)
-        out = _carried(live)
-        for j in range(cfg.nb):
-            # shifted products come signed from P1; short ones are negated inside the reduction
-            terms = [("signed", live[f"p{j}_{i}"]) if cfg.product_shift else ("mag", live[f"p{j}_{i}"], live[f"n{j}_{i}"])
-                     for i in range(cfg.k1)]
-            out[f"s{j}"] = sum_terms(m, terms, cfg.W + 1, f"blk{j}")
-            out[f"x{j}"] = live[f"x{j}"]
-        return out
-
+    # -- anchored P3..P5: each block sum (P2's adder trees) shifted LEFT by its offset from x_min into a
+    # fixed-anchor sum, one balanced adder tree; one block is not shifted at all (the sum keeps the block exponent).
     def _anchor_offsets(self, m, live):
         cfg = self._cfg
         out = _carried(live, *(f"s{j}" for j in range(cfg.nb)))
@@ -492,7 +483,8 @@ class DotProduct(SpecBuilt, wiring.Component):
             T = live["s0"]
             m.d.comb += E.eq(live["x0"] + cfg.c)
         else:
-            T = sum_terms(m, [("signed", live[f"a{j}"]) for j in range(cfg.nb)], anchored_sum_bits(cfg), "acc")
+            T = Signal(signed(anchored_sum_bits(cfg)), name="acc_total")
+            m.d.comb += T.eq(reduce_tree(m, [live[f"a{j}"] for j in range(cfg.nb)], "add", "acc"))
             m.d.comb += E.eq(cfg.x_min + cfg.c)
         out["sum"] = T
         out["exp"] = E
@@ -500,11 +492,11 @@ class DotProduct(SpecBuilt, wiring.Component):
 
     # -- P6: normalize and round to FP32 ---------------------------------------------------------------------
     def _fp32(self, m, live):
+        """The aligned P6: the magnitude |T| normalized, then the shared :class:`Rounder` to 24 bits or to the
+        FP32 subnormal grid."""
         cfg = self._cfg
         T, E = live["sum"], live["exp"]
-        mb = len(T) - 1  # |T| < 2**mb (T has cfg.acc_bits bits, anchored_sum_bits(cfg) anchored)
-        if self._datapath == "anchored" and cfg.x_min + cfg.c < -126:
-            return self._fp32_subnormal(m, live)
+        mb = len(T) - 1  # |T| < 2**mb (T has cfg.acc_bits bits)
         wn = max(mb, 24)
         neg = Signal(name="neg")
         mag = Signal(mb, name="mag")
@@ -513,22 +505,12 @@ class DotProduct(SpecBuilt, wiring.Component):
         e = Signal(signed(ebits), name="lead_exp")
         lsh = Signal(range(mb), name="norm_shift")
         # the lead exponent's static range: the FP32 subnormal and overflow logic only where e can get there
-        if self._datapath == "aligned":
-            e_lo, e_hi = cfg.exp_min, cfg.exp_max
-            lead = highest_one_tree(m, mag, "lead")
-            m.d.comb += [e.eq(E + lead), lsh.eq(mb - 1 - lead)]
-        else:  # the anchored sum's exponent: x_min + c, or the block's X + c for one block
-            e_lo, e_hi = cfg.x_min + cfg.c, (cfg.x_max if cfg.nb == 1 else cfg.x_min) + cfg.c
-            # mag padded below to a power of two: the normalizing shift is the inverted leading-one position
-            # (no subtraction on the way to the shifter)
-            k = bits_for(mb - 1)
-            lead = highest_one_tree(m, Cat(Const(0, (1 << k) - mb), mag), "lead")
-            m.d.comb += [e.eq(E + lead - ((1 << k) - mb)), lsh.eq(~lead[:k])]
+        e_lo, e_hi = cfg.exp_min, cfg.exp_max
+        lead = highest_one_tree(m, mag, "lead")
+        m.d.comb += [e.eq(E + lead), lsh.eq(mb - 1 - lead)]
         e_hi += mb - 1
         norm = Signal(wn, name="norm")
         m.d.comb += norm.eq((Cat(Const(0, wn - mb), mag) << lsh)[:wn])
-        if self._datapath == "anchored" and e_lo >= -126:
-            return self._fp32_normal(m, live, neg, mag, norm, e, e_hi)
         limit = wn + 1
         shift = Signal(range(wn + 2), name="round_shift")
         if e_lo >= -126:  # never subnormal: round at bit wn - 24
@@ -559,9 +541,8 @@ class DotProduct(SpecBuilt, wiring.Component):
         y = self._specials(m, live, _fp32_select(m, mag == 0, ovf, neg, bits))
         return self._fp32_out(live, y, T, E)
 
-    def _fp32_subnormal(self, m, live):
-        """The anchored P6 when the result can be subnormal: one normalizing shift, no negation, no second
-        (denormalizing) shifter behind it.
+    def _fp32_anchored(self, m, live):
+        """The anchored P6: one normalizing shift, no negation, no second (denormalizing) shifter behind it.
 
         ``v = 2|T| - neg`` (T's bits inverted when negative, over one more bit below) is what is normalized; a
         negative sum's missing +1 is folded into the rounding increment (round up by ``R | (all(low) & K[0])``
@@ -632,21 +613,6 @@ class DotProduct(SpecBuilt, wiring.Component):
             out["sum"] = T
             out["exp"] = E
         return out
-
-    def _fp32_normal(self, m, live, neg, mag, norm, e, e_hi):
-        """The anchored P6's rounding when the result is never subnormal: round to nearest even at the 24th
-        bit of ``norm`` (leading one at its top) and add the round-up to ``{exponent field, fraction}`` in one
-        increment (the hidden bit folded into the field: ``e + 127``)."""
-        wn = len(norm)
-        up = Signal(name="round_up")
-        sticky = norm[: wn - 25].any() if wn > 25 else Const(0, 1)
-        m.d.comb += up.eq(norm[wn - 25] & (norm[wn - 24] | sticky) if wn > 24 else 0)
-        bits = Signal(32, name="bits")
-        m.d.comb += bits.eq(Cat(norm[wn - 24 : wn - 1], (e + 127)[:8]) + up)
-        big = e > 127 if e_hi > 127 else Const(0, 1)
-        ovf = big | (bits >= 0x7F800000) if e_hi >= 127 else big  # e <= 126 rounds at most to 2**127
-        y = _fp32_select(m, mag == 0, ovf, neg, bits)
-        return self._fp32_out(live, self._specials(m, live, y), live["sum"], live["exp"])
 
     def _specials(self, m, live, y):
         """``y`` with the special-value override (NaN, +Inf, -Inf of the products) when the format has them."""

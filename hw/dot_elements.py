@@ -60,7 +60,7 @@ def reduce_tree(m, values, op, name):
 
 
 class Element:
-    """Decoded element signals: sign, magnitude (0 for NaN/Inf), eoff, nan, inf, zero."""
+    """Decoded element signals: sign, magnitude (0 for NaN/Inf unless not masked), eoff, nan, inf, zero."""
 
     def __init__(self, sign, mag, eoff, nan, inf, zero):
         self.sign, self.mag, self.eoff, self.nan, self.inf, self.zero = sign, mag, eoff, nan, inf, zero
@@ -83,10 +83,12 @@ def float_dot_fields(el, code, bias=None):
 ELEMENT_GATEWARE = {FloatFormat: float_dot_fields, TaperedFormat: tapered_dot_fields}
 
 
-def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None):
+def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None, *, mask=True):
     """Per element of block ``j`` of one operand (``side``: its :class:`~fpforge.golden.dot.OperandSide`, ``fmt``
     its descriptor, ``word`` the operand port, ``sel``/``bias`` its run-time select and bias): the list of
-    :class:`Element` signals, and the block (scale, shifts) for block formats (None for scalar operands)."""
+    :class:`Element` signals, and the block (scale, shifts) for block formats (None for scalar operands).
+    ``mask``: a NaN or Inf element's magnitude is 0 (else its code's significand, for a unit whose result
+    overrides such products anyway)."""
     elems = []
     if side.element_block_exponent:
         code = word[j]
@@ -105,7 +107,7 @@ def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None):
         zero = Signal(name=f"{name}_zero")
         m.d.comb += zero.eq((mag == 0) & ~nan & ~inf)
         masked = Signal(side.mag_bits, name=f"{name}_mag")
-        m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
+        m.d.comb += masked.eq(Mux(nan | inf, 0, mag) if mask else mag)
         return [Element(sign, masked, eoff, nan, inf, zero)], None
     blk = word[j]
     if side.sub_block_guard:
@@ -129,7 +131,7 @@ def decode_elements(m, k1, side, fmt, word, sel, j, name, bias=None):
         zero = (mag == 0) & ~nan & ~inf
         nan = nan | block_nan
         masked = Signal(side.mag_bits, name=f"{name}_{i}_mag")
-        m.d.comb += masked.eq(Mux(nan | inf, 0, mag))
+        m.d.comb += masked.eq(Mux(nan | inf, 0, mag) if mask else mag)
         ev = Signal(side.eoff_bits, name=f"{name}_{i}_eoff")
         m.d.comb += ev.eq(eoff)
         elems.append(Element(s, masked, ev, nan, inf, zero))

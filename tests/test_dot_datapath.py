@@ -166,7 +166,7 @@ def test_balanced_leading_one_is_the_highest_set_bit(width):
 
 def test_anchored_one_block_rounds_negative_powers_of_two_across_the_subnormal_grid():
     """The one-block anchored P6 normalizes a negative sum's one's complement and folds the +1 into the
-    rounding (hw/dot.py ``_fp32_subnormal``): its hardest inputs are negative sums that are powers of two (the
+    rounding (hw/dot.py ``_fp32_anchored``): its hardest inputs are negative sums that are powers of two (the
     one's complement's leading one is a place lower) and sums on, just above and below the FP32 subnormal grid
     (the marker-limited shift, the right-shift branch, the signed zero). Sums of -1, -4 (-6 + 2), -1.5 and
     +1 at result exponents -180..-120, against the golden model, both datapaths."""
@@ -212,3 +212,55 @@ def test_anchored_one_block_rounds_negative_powers_of_two_across_the_subnormal_g
         sim.run()
         bad = [k for k in range(n) if got[k] != want[k]]
         assert not bad, (dp, [(k, hex(got[k]), hex(want[k])) for k in bad[:4]])
+
+
+def _pow2_code(e):
+    """The E4M3 code of 2**e, e in -9..8 (subnormal below -6)."""
+    return (e + 7) << 3 if e >= -6 else 1 << (e + 9)
+
+
+def test_anchored_scalar_unit_rounds_sums_of_signed_powers_of_two():
+    """Every anchored unit normalizes the one's complement of a negative sum and folds the +1 into the rounding
+    (hw/dot.py ``_fp32_anchored``), also where the result cannot be subnormal (E4M3, r = 8, exact window). Sums
+    of eight signed powers of two whose exponents sit 0, 1, 23, 24, 25, 30 and 34 places below the largest
+    one: negative powers of two, ties to even on both signs, just above and below a tie; against the golden
+    model (the aligned datapath gives the same bits)."""
+    from fpforge.golden.dot import dot, operand_words
+
+    cfg = DotConfig("e4m3", 8, DotConfig("e4m3", 8, 24).f_exact)
+    rng = np.random.default_rng(34)
+    n = 1500
+    a, b = np.zeros((n, 8), np.uint64), np.zeros((n, 8), np.uint64)
+    for k in range(n):
+        top = int(rng.integers(-2, 17))
+        for i in range(8):
+            e = top - (0 if i == 0 else int(rng.choice([0, 1, 23, 24, 25, 30, 34])))
+            if e < -18:
+                continue
+            ea = int(rng.integers(max(-9, e - 8), min(8, e + 9) + 1))
+            a[k, i] = _pow2_code(ea) | (0x80 if rng.random() < 0.5 else 0)
+            b[k, i] = _pow2_code(e - ea)
+    want = [int(v) for v in dot(cfg, a, None, b).y]
+    # negative powers of two and results whose fraction is not zero (rounded or not) among them
+    assert any(w >> 31 and w & 0x7F800000 and not w & 0x7FFFFF for w in want) and len(set(want)) > 300
+
+    def words(enc):
+        return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little")
+                for row in operand_words(cfg.a, enc)]
+
+    wa, wb = words(a), words(b)
+    dut = DotProduct(cfg, datapath="anchored")
+    got = []
+
+    async def tb(ctx):
+        for k in range(n):
+            ctx.set(dut.a.as_value(), wa[k])
+            ctx.set(dut.b.as_value(), wb[k])
+            await ctx.delay(1e-9)
+            got.append(ctx.get(dut.y))
+
+    sim = Simulator(dut)
+    sim.add_testbench(tb)
+    sim.run()
+    bad = [k for k in range(n) if got[k] != want[k]]
+    assert not bad, [(k, hex(got[k]), hex(want[k])) for k in bad[:4]]
