@@ -547,14 +547,14 @@ class DotProduct(SpecBuilt, wiring.Component):
         ``v = 2|T| - neg`` (T's bits inverted when negative, over one more bit below) is what is normalized; a
         negative sum's missing +1 is folded into the rounding increment (round up by ``R | (all(low) & K[0])``
         when negative, ``R & (K[0] | any(low))`` when positive: ``low + 1`` carries into R exactly when ``low`` is
-        all ones). The shift that
-        puts the FP32 subnormal LSB (2**-149) at the result's LSB, ``s_sub``, depends on the exponent E alone,
-        so it is ready before the sum: a one-hot *marker* at ``s_sub`` ORed into the leading-zero count's
-        input limits the count to ``min(lsh, s_sub)``, the normal or the subnormal shift. When ``s_sub < 0``
-        (the sum lies below the subnormal grid: the unit's smallest scales) the word is shifted right by
-        ``-s_sub`` instead, on a branch beside the normalizing shifter; below ``-24`` everything rounds to a
-        signed zero. The exponent field is ``e + 126 + K[23]``: 0 on the subnormal grid, where ``e = -126``
-        by construction."""
+        all ones). The shift that puts the FP32 subnormal LSB (2**-149) at the result's LSB, ``s_sub``, depends
+        on the exponent E alone, so it is ready before the sum: a one-hot *marker* at ``s_sub`` ORed into the
+        leading-zero count's input limits the count to ``min(lsh, s_sub)``, the normal or the subnormal shift.
+        When ``s_sub < 0`` (the sum lies below the subnormal grid: the unit's smallest scales) the word is shifted
+        right by ``-s_sub`` instead, on a branch beside the normalizing shifter; below ``-24`` everything rounds
+        to a signed zero. The exponent field is ``e + 126 + K[23]``: 0 on the subnormal grid, where
+        ``e = -126`` by construction. A unit whose result cannot be subnormal (the scalar formats) has neither
+        the marker nor the right-shift branch: their conditions are false for every exponent it can have."""
         cfg = self._cfg
         T, E = live["sum"], live["exp"]
         mb = len(T) - 1
