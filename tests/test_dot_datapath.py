@@ -27,6 +27,35 @@ def _fields(ops, k):
     return out
 
 
+def _words(fmt, enc):
+    """One operand's words (one Python int per dot product) for Amaranth's simulator."""
+    from fpforge.golden.dot import operand_words
+
+    return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little")
+            for row in operand_words(fmt, enc)]
+
+
+def _y_of(dut, wa, wb, fields=None):
+    """``y`` of the combinational unit ``dut`` for each pair of operand words (and the run-time ports in
+    ``fields[k]``, where the unit has them), in Amaranth's simulator."""
+    got = []
+
+    async def tb(ctx):
+        for k in range(len(wa)):
+            ctx.set(dut.a.as_value(), wa[k])
+            ctx.set(dut.b.as_value(), wb[k])
+            for port, v in (fields[k] if fields else {}).items():
+                if port in dut.signature.members:
+                    ctx.set(getattr(dut, port), v)
+            await ctx.delay(1e-9)
+            got.append(ctx.get(dut.y))
+
+    sim = Simulator(dut)
+    sim.add_testbench(tb)
+    sim.run()
+    return got
+
+
 # exact windows (f = f_exact) of several families; one block for the OCP MX formats (two blocks of E8M0 scales
 # span more than the largest window)
 EXACT = [("e4m3", None, 8), ("e4m3", "e5m2", 4), ("fp8", None, 4), ("hif8", None, 4), ("cfloat8_143", None, 2),
@@ -39,23 +68,8 @@ def test_anchored_matches_golden_and_aligned(name, b, r):
     ops, res, wa, wb = dot_case(cfg, 60, seed=r)
     units = {dp: DotProduct(cfg, datapath=dp) for dp in ("anchored", "aligned")}
     assert units["anchored"].datapath == "anchored" and units["aligned"].datapath == "aligned"
-    got = {}
-    for dp, dut in units.items():
-        out = got[dp] = []
-
-        async def tb(ctx, dut=dut, out=out):
-            for k in range(ops.size):
-                ctx.set(dut.a.as_value(), wa[k])
-                ctx.set(dut.b.as_value(), wb[k])
-                for port, v in _fields(ops, k).items():
-                    if port in dut.signature.members:
-                        ctx.set(getattr(dut, port), v)
-                await ctx.delay(1e-9)
-                out.append(ctx.get(dut.y))
-
-        sim = Simulator(dut)
-        sim.add_testbench(tb)
-        sim.run()
+    fields = [_fields(ops, k) for k in range(ops.size)]
+    got = {dp: _y_of(dut, wa, wb, fields) for dp, dut in units.items()}
     want = [int(v) for v in res.y]
     bad = [k for k in range(ops.size) if got["anchored"][k] != want[k]]
     assert not bad, [(k, hex(got["anchored"][k]), hex(want[k])) for k in bad[:4]]
@@ -171,7 +185,7 @@ def test_anchored_one_block_rounds_negative_powers_of_two_across_the_subnormal_g
     (the marker-limited shift, the right-shift branch, the signed zero). Sums of -1, -4 (-6 + 2), -1.5 and
     +1 at result exponents -180..-120, against the golden model, both datapaths."""
     from fpforge.golden.block import BlockEncoding
-    from fpforge.golden.dot import dot, operand_words
+    from fpforge.golden.dot import dot
 
     cfg = DotConfig("mxfp4_e2m1", 32, 14)
     patterns = [{0: 0b1010}, {0: 0b1111, 5: 0b0100}, {3: 0b1011}, {31: 0b0010}, {0: 0b1010, 1: 0b1010}]
@@ -191,25 +205,9 @@ def test_anchored_one_block_rounds_negative_powers_of_two_across_the_subnormal_g
     want = [int(v) for v in dot(cfg, a, None, b).y]
     assert any(w == 0x80000000 for w in want) and any(w & 0x7F800000 == 0 and w & 0x7FFFFF for w in want)
 
-    def words(fmt, enc):
-        return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little")
-                for row in operand_words(fmt, enc)]
-
-    wa, wb = words(cfg.a, a), words(cfg.b, b)
+    wa, wb = _words(cfg.a, a), _words(cfg.b, b)
     for dp in ("anchored", "aligned"):
-        dut = DotProduct(cfg, datapath=dp)
-        got = []
-
-        async def tb(ctx, dut=dut, got=got):
-            for k in range(n):
-                ctx.set(dut.a.as_value(), wa[k])
-                ctx.set(dut.b.as_value(), wb[k])
-                await ctx.delay(1e-9)
-                got.append(ctx.get(dut.y))
-
-        sim = Simulator(dut)
-        sim.add_testbench(tb)
-        sim.run()
+        got = _y_of(DotProduct(cfg, datapath=dp), wa, wb)
         bad = [k for k in range(n) if got[k] != want[k]]
         assert not bad, (dp, [(k, hex(got[k]), hex(want[k])) for k in bad[:4]])
 
@@ -225,7 +223,7 @@ def test_anchored_scalar_unit_rounds_sums_of_signed_powers_of_two():
     of eight signed powers of two whose exponents sit 0, 1, 23, 24, 25, 30 and 34 places below the largest
     one: negative powers of two, ties to even on both signs, just above and below a tie; against the golden
     model (the aligned datapath gives the same bits)."""
-    from fpforge.golden.dot import dot, operand_words
+    from fpforge.golden.dot import dot
 
     cfg = DotConfig("e4m3", 8, DotConfig("e4m3", 8, 24).f_exact)
     rng = np.random.default_rng(34)
@@ -244,23 +242,8 @@ def test_anchored_scalar_unit_rounds_sums_of_signed_powers_of_two():
     # negative powers of two and results whose fraction is not zero (rounded or not) among them
     assert any(w >> 31 and w & 0x7F800000 and not w & 0x7FFFFF for w in want) and len(set(want)) > 300
 
-    def words(enc):
-        return [int.from_bytes(np.ascontiguousarray(row.astype("<u8")).tobytes(), "little")
-                for row in operand_words(cfg.a, enc)]
-
-    wa, wb = words(a), words(b)
-    dut = DotProduct(cfg, datapath="anchored")
-    got = []
-
-    async def tb(ctx):
-        for k in range(n):
-            ctx.set(dut.a.as_value(), wa[k])
-            ctx.set(dut.b.as_value(), wb[k])
-            await ctx.delay(1e-9)
-            got.append(ctx.get(dut.y))
-
-    sim = Simulator(dut)
-    sim.add_testbench(tb)
-    sim.run()
-    bad = [k for k in range(n) if got[k] != want[k]]
-    assert not bad, [(k, hex(got[k]), hex(want[k])) for k in bad[:4]]
+    wa, wb = _words(cfg.a, a), _words(cfg.b, b)
+    for dp in ("anchored", "aligned"):
+        got = _y_of(DotProduct(cfg, datapath=dp), wa, wb)
+        bad = [k for k in range(n) if got[k] != want[k]]
+        assert not bad, (dp, [(k, hex(got[k]), hex(want[k])) for k in bad[:4]])
