@@ -19,7 +19,7 @@ def add_parser(subparsers):
     from .cmd_synth import _clock_ns
     from .sweep import SPACES
     from .sweep.area import AREA_SPACES
-    from .sweep.space import COSTS, FLOWS
+    from .sweep.space import COSTS, FLOWS, SWEEP_GOALS
 
     names = ", ".join([*SPACES, *AREA_SPACES])
     p = subparsers.add_parser("sweep", help="design-space sweep (the MX paper's Fig. 7) or an area table, cached, "
@@ -61,6 +61,10 @@ def add_parser(subparsers):
                    help="synthesis flow (default: the space's, standard = flat = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
                         "(docs/sweep.md)")
+    p.add_argument("--goal", choices=SWEEP_GOALS, default=None,
+                   help="mapping goal (default: the space's; area, the paper's method, without --ppa, delay with it): "
+                        "area relaxes depth for the least area (with --ppa: the least area meeting the clock), "
+                        "delay is fpforge synth's default (docs/synth.md, \"Mapping goal\")")
     p.add_argument("--estimate", action="store_true",
                    help="print the projected cold time of the sweep (from the cache's per-unit timings) on the local "
                         "processes (--jobs) or N workers (--workers N, with or without --cluster) and run nothing")
@@ -142,6 +146,8 @@ def run(args) -> int:
         check_yosys_cache()
     if args.flow is not None and getattr(space, "kind", "dot") == "dot":
         space = space.with_(flow=args.flow)
+    if args.goal is not None and getattr(space, "kind", "dot") == "dot":
+        space = space.with_(goal=args.goal)
     space = _ppa(args, space)  # before any work: nothing computed, nothing cached
     cache = False if args.no_cache else args.cache
     if getattr(space, "kind", "dot") == "area":
@@ -197,7 +203,7 @@ def _estimate(args, outputs):
         raise FpforgeValueError(f"{space.name} is an area table: --estimate applies to dot-product spaces")
     if args.flow is not None:
         space = space.with_(flow=args.flow)
-    space = space.with_(vectors=args.vectors, seed=args.seed)
+    space = space.with_(vectors=args.vectors, seed=args.seed, goal=args.goal)
     workers = args.workers if args.workers is not None else (max(1, args.jobs) if args.jobs is not None else None)
     est = estimate(space, workers=workers, cache=False if args.no_cache else args.cache, synth=not args.no_synth)
     if args.cluster is not None:
@@ -264,6 +270,7 @@ def _run_csv(args, out_csv, out_json, out_plot):
 
     given = [opt for opt, on in (("--vectors", args.vectors is not None), ("--seed", args.seed is not None),
                                  ("--no-synth", args.no_synth), ("--flow", args.flow is not None),
+                                 ("--goal", args.goal is not None),
                                  ("--jobs", args.jobs is not None), ("--scheduler", args.scheduler is not None),
                                  ("--cluster", args.cluster is not None),
                                  ("--cache", args.cache is not None), ("--no-cache", args.no_cache),
@@ -368,9 +375,10 @@ def _run_area(args, space, cache, out_csv, out_json, out_plot):
     from .sweep.area import run_area
 
     if (out_plot or args.claims or args.no_synth or args.vectors is not None or args.seed is not None or args.flow
-            or args.count_scale_bits):
+            or args.goal or args.count_scale_bits):
         raise FpforgeValueError(f"{space.name} is an area table: --plot, --claims, --no-synth, --vectors, --seed, "
-                                "--flow and --count-scale-bits apply to dot-product spaces")
+                                "--flow, --goal and --count-scale-bits apply to dot-product spaces (an area table "
+                                "maps with fpforge synth's default goal, delay)")
     if args.cluster_dry_run:
         from .clusteropts import dry_run
 
@@ -405,6 +413,8 @@ def _command(args):
         parts.append(f"--seed {args.seed}")
     if args.flow is not None:
         parts.append(f"--flow {args.flow}")
+    if args.goal is not None:
+        parts.append(f"--goal {args.goal}")
     if args.ppa:
         parts.append("--ppa")
     for opt in ("liberty", "clock_ns", "cost", "activity"):

@@ -14,7 +14,9 @@ list of points. Points come from ``[[grid]]`` tables (the cartesian product of t
     seed = 0                          # (--seed overrides)
     [synth]                           # optional
     liberty = "path/to/cells.lib"     # default: the bundled fpforge45.lib
-    abc_script = "..."                # default: fpforge.synth.DEFAULT_ABC_SCRIPT (fast flow: FAST_ABC_SCRIPT)
+    goal = "area"                     # the mapping goal: area (the paper's method; the default without ppa) or
+                                      # delay (fpforge synth's default; the default with ppa)
+    abc_script = "..."                # instead of goal: an ABC script of your own
     flow = "standard"                 # "fast": synth -noabc; "reuse": multipliers synthesized once per shape
     clock_ns = 3.0                    # clock period of the PPA columns (default: none)
     ppa = false                       # true: delay, slack, power and energy per unit (needs clock_ns, a
@@ -72,7 +74,7 @@ from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
 from .points import POINT_FIELDS, Point
 
 __all__ = ["BDR_PRESETS", "DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS",
-           "OCP_PRESETS", "PRESETS", "Space", "from_dict", "grid_points", "load_space", "point", "preset_points"]
+           "OCP_PRESETS", "PRESETS", "SWEEP_GOALS", "Space", "from_dict", "grid_points", "load_space", "point", "preset_points"]
 
 DEFAULT_VECTORS = 10_000
 DEFAULT_SEED = 0
@@ -85,6 +87,11 @@ FAMILIES = ("bdr", "ocp", "fp", "int")
 #: ``flat`` is the standard flow under the name the comparisons use (``--flow flat``: the whole unit flattened
 #: and mapped at once; same tasks, same cache entries as ``standard``).
 FLOWS = ("standard", "fast", "reuse", "flat")
+#: Mapping goals of a sweep (``[synth] goal``, ``--goal``; fpforge.synth.flow.GOALS): ``area`` maps for the least
+#: area, depth relaxed (``&nf -R 1000``: the MX paper's "synthesis maps for minimum area"), the default of an
+#: area-only sweep; ``delay`` is ``fpforge synth``'s default (minimum depth, then area), the default with PPA,
+#: where ``area`` means the least area that meets the clock (two mappings per unit). docs/synth.md, "Mapping goal".
+SWEEP_GOALS = ("area", "delay")
 #: Pareto costs of a dot-product sweep (``--cost``): area x memory (the paper's), energy x memory, area x delay,
 #: each factor relative to the FP8 unit at the same r and f. The last two need PPA (``ppa=True``, ``clock_ns``).
 COSTS = ("area-memory", "energy-memory", "area-delay")
@@ -409,7 +416,7 @@ class Space:
 
     def __init__(self, name, points, *, r=16, f=24, vectors=DEFAULT_VECTORS, seed=DEFAULT_SEED, liberty=None,
                  abc_script=None, flow="standard", description="", where="", labels=None, clock_ns=None, ppa=False,
-                 activity="workload", cost="area-memory"):
+                 activity="workload", cost="area-memory", goal=None):
         if not isinstance(name, str) or not name:
             raise _problem(FpforgeValueError, where, "", "name", f"must be a non-empty string, not {name!r}",
                            "a non-empty string")
@@ -436,6 +443,12 @@ class Space:
         _choice(where, "[synth]", "flow", flow, FLOWS)
         self.flow = flow
         self.clock_ns, self.ppa, self.activity, self.cost = _check_ppa(where, clock_ns, ppa, activity, cost)
+        if goal is not None:
+            _choice(where, "[synth]", "goal", goal, SWEEP_GOALS)
+            if abc_script is not None:
+                raise _problem(FpforgeValueError, where, "[synth]", "goal", "an abc_script decides the mapping itself",
+                               "goal or abc_script, not both")
+        self._goal = goal
         if self.ppa and flow == "reuse":
             raise _problem(FpforgeValueError, where, "[synth]", "flow", "the reuse flow counts multiplier instances "
                            "in a hierarchical netlist; timing and power need the flat one", "standard, fast with PPA")
@@ -458,11 +471,19 @@ class Space:
     def __repr__(self):
         return f"Space({self.name!r}, {len(self.points)} points, r={self.r}, f={self.f})"
 
+    @property
+    def goal(self) -> str | None:
+        """The mapping goal (:data:`SWEEP_GOALS`): the space's own, else ``"area"`` (``"delay"`` with PPA);
+        None when the space gives its own ``abc_script``."""
+        if self.abc_script is not None:
+            return None
+        return self._goal or ("delay" if self.ppa else "area")
+
     def with_(self, **kw):
         """A copy with ``vectors``, ``seed`` (or other settings) replaced; None keeps the value."""
         args = dict(r=self.r, f=self.f, vectors=self.vectors, seed=self.seed, liberty=self.liberty,
                     abc_script=self.abc_script, flow=self.flow, description=self.description, clock_ns=self.clock_ns,
-                    ppa=self.ppa, activity=self.activity, cost=self.cost)
+                    ppa=self.ppa, activity=self.activity, cost=self.cost, goal=self._goal)
         args.update({k: v for k, v in kw.items() if v is not None})
         return Space(self.name, self.points, **args)
 
@@ -563,8 +584,8 @@ def _check_name(name, where=""):
 
 _TOP = {"name": "", "description": "", "dot": "[dot]", "qsnr": "[qsnr]", "synth": "[synth]", "grid": "[[grid]]",
         "points": "[[points]]"}
-_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "abc_script", "flow", "clock_ns", "ppa",
-                                                                             "activity")}
+_TABLE_KEYS = {"dot": ("r", "f"), "qsnr": ("vectors", "seed"), "synth": ("liberty", "goal", "abc_script", "flow", "clock_ns",
+                                                                             "ppa", "activity")}
 _POINT_KEYS = ("preset", "name", "family", *_KEYS)
 #: QSNR vectors a space may ask for (``fpforge.golden.qsnr.MAX_VALUES`` values of 256).
 MAX_VECTORS = (1 << 24) // VECTOR_LENGTH
@@ -698,7 +719,7 @@ def from_dict(data: dict, where="", announce=None) -> Space:
     space = Space(name, grid_pts + points, r=r[0] if len(r) == 1 else list(r), f=f[0] if len(f) == 1 else list(f), vectors=vectors, seed=seed, liberty=liberty, abc_script=abc,
                   flow=flow, description=description, where=where, labels=grid_labels + labels,
                   clock_ns=sy.get("clock_ns"), ppa=sy.get("ppa", False),
-                  activity=sy.get("activity", "workload"))
+                  activity=sy.get("activity", "workload"), goal=sy.get("goal"))
     if total > LARGE_GRID and announce is not None:
         announce(f"{where}{len(space.points):,} distinct points (grid combinations that are not BDR configurations "
                  "skipped, identical ones merged)")
