@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 
-from .golden.errors import FpforgeValueError
+from .golden.errors import FpforgeValueError, UnknownName
 
 __all__ = ["add_parser", "run"]
 
@@ -19,7 +19,7 @@ def add_parser(subparsers):
     from .cmd_synth import _clock_ns
     from .sweep import SPACES
     from .sweep.area import AREA_SPACES
-    from .sweep.space import COSTS, FLOWS, SWEEP_GOALS
+    from .sweep.space import COSTS, FLOWS
 
     names = ", ".join([*SPACES, *AREA_SPACES])
     p = subparsers.add_parser("sweep", help="design-space sweep (the MX paper's Fig. 7) or an area table, cached, "
@@ -61,7 +61,7 @@ def add_parser(subparsers):
                    help="synthesis flow (default: the space's, standard = flat = fpforge synth's); reuse synthesizes each "
                         "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
                         "(docs/sweep.md)")
-    p.add_argument("--goal", choices=SWEEP_GOALS, default=None,
+    p.add_argument("--goal", default=None, metavar="GOAL",
                    help="mapping goal (default: the space's; area, the paper's method, without --ppa, delay with it): "
                         "area relaxes depth for the least area (with --ppa: the least area meeting the clock), "
                         "delay is fpforge synth's default (docs/synth.md, \"Mapping goal\")")
@@ -111,7 +111,7 @@ def _write(path, data):
 def run(args) -> int:
     from .sweep import load_space
     from .sweep import run as sweep_run
-    from .sweep.space import MAX_VECTORS
+    from .sweep.space import MAX_VECTORS, SWEEP_GOALS
 
     out_csv = _check_out(args.output, ("csv",), "-o/--output")
     out_json = _check_out(args.json, ("json",), "--json")
@@ -123,6 +123,8 @@ def run(args) -> int:
         raise FpforgeValueError(f"--vectors must be at most {MAX_VECTORS:,} (vectors of 256 values), not {args.vectors}")
     if args.jobs is not None and args.jobs < 0:
         raise FpforgeValueError(f"--jobs must be >= 0 (0: in this process), not {args.jobs}")
+    if args.goal is not None and args.goal not in SWEEP_GOALS:  # (as fpforge synth --goal says it)
+        raise UnknownName(f"unknown --goal {args.goal!r}; valid: {', '.join(SWEEP_GOALS)}")
     if getattr(args, "estimate", False):
         return _estimate(args, (("-o/--output", out_csv), ("--json", out_json), ("--plot", out_plot),
                                 ("--claims", args.claims), ("--results", args.results)))

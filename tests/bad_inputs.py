@@ -882,6 +882,9 @@ _GOAL_CASES = [
     ("synth-goal-missing-value", ["synth", "encoder", "-f", "e5m2", "--goal"], "expected one argument"),
     ("synth-goal-area-clock-area-only-liberty", ["synth", "encoder", "-f", "e5m2", "--goal", "area", "--clock-ns", "2"],
      "has no timing tables"),
+    ("sweep-goal-unknown", ["sweep", "small", "--goal", "size"], "unknown --goal 'size'; valid: area, delay"),
+    ("sweep-goal-case", ["sweep", "small", "--goal", "Area"], "unknown --goal 'Area'; valid: area, delay"),
+    ("sweep-goal-area-table", ["sweep", "area-fp8", "--goal", "area"], "apply to dot-product spaces"),
 ]
 
 # the dot unit's datapath (issue 34, item 1): anchored needs the exact window; checked before any build
@@ -962,7 +965,7 @@ _SWEEP_PPA_CASES = [
     ("space-clock-zero", _PPA_SPACE + "ppa = true\nclock_ns = 0\n", "[synth] clock_ns: 0 is not a period"),
     ("space-clock-string", _PPA_SPACE + 'clock_ns = "5ns"\n', "[synth] clock_ns: must be a number"),
     ("space-ppa-area-only-liberty", _PPA_SPACE + "ppa = true\nclock_ns = 5\n", "fpforge45.lib has no timing tables"),
-    ("space-ppa-unknown-key", _PPA_SPACE + "clock = 5\n", "[synth] clock: unknown key (valid: liberty, abc_script, "
+    ("space-ppa-unknown-key", _PPA_SPACE + "clock = 5\n", "[synth] clock: unknown key (valid: liberty, goal, abc_script, "
      "flow, clock_ns, ppa, activity)"),
 ])
 

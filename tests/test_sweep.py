@@ -275,7 +275,7 @@ def test_the_reuse_flow_is_the_paper_spaces_and_keys_its_own_cache_entries(tmp_p
     assert sp.flow == "reuse"
     unit = unit_spec(sp.points[0], sp.r, sp.f)
     reuse, std = _area(sp, unit), _area(sp.with_(flow="standard"), unit)
-    assert reuse["reuse"] is True and "reuse" not in std  # the standard flow's keys stay the area tables'
+    assert reuse["reuse"] is True and "reuse" not in std  # the standard flow: no reuse in its key
     made = dict(verilog_sha256="0" * 64, top="t")
     assert area_key(dict(reuse, **made)) == dict(area_key(dict(std, **made)), reuse=REUSE_RULE)
 
