@@ -32,9 +32,10 @@ from ..golden.errors import FpforgeTypeError, FpforgeValueError
 __all__ = ["FALLBACK_S_PER_COST", "Estimate", "estimate", "shape_cost"]
 
 #: Seconds of synthesis per unit of :func:`shape_cost` when the cache holds no unit to fit on: calibrated on the
-#: cold ``paper`` run of docs/sweep.md (133 min of synthesis summed over its 810 distinct units, reuse flow,
-#: 72 min 27 s on 2 cores), which this reproduces (the r = 64 units' maximum, 211 s, it underestimates).
-FALLBACK_S_PER_COST = 1.15
+#: cold ``paper`` run of docs/sweep.md (area goal, reuse flow: 61 min of synthesis summed over its 798 BDR-named
+#: units, 34 min 8 s on 2 cores of an AMD EPYC machine). The delay goal's run (72 min 27 s, on an Intel Xeon
+#: machine) gave 1.15.
+FALLBACK_S_PER_COST = 0.52
 #: Seconds per point (QSNR at the space's vectors, scaled from 10,000) and per unit (Verilog generation)
 #: before any synthesis: the first ~6 min of the cold ``paper`` run on 2 cores (811 points, 812 units).
 QSNR_S_PER_POINT = 0.45

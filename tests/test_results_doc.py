@@ -184,8 +184,8 @@ def test_readme_headline_is_built_from_the_json(tmp_path):
     assert f"area × memory relative to FP8 | MX6 {rel:.2f} |" in md  # mx9's pair is not in the first table
     assert "| 12.3 · – · – · – · -1.1 |" in md
     assert "| 2 of 3 rows, 1 with a mismatch (table of 2031-05-06, commit 0123456789; `make prove`) |" in md
-    assert ("| 12 points, 3 on the Pareto frontier (MX9, MX4 among them); of the paper's 2 statements 1 agree, "
-            "1 differ, each") in md
+    assert ("| 12 points, 3 on the Pareto frontier (MX9, MX4 among them); of the paper's 2 statements 1 agrees, "
+            "1 differs, each") in md
 
 
 def test_results_json_out_of_shape_is_one_clear_error(tmp_path):
