@@ -18,7 +18,9 @@ _COLS = ("name", "bits/elem", "QSNR dB", "p5 dB", "area µm²", "area/FP8", "mem
 
 
 #: How a section names the space's mapping goal (docs/synth.md, "Mapping goal").
-_GOAL_WORDS = {"area": "`--goal area`: depth relaxed for the least area", "delay": "`--goal delay`: minimum depth, then area"}
+_GOAL_WORDS = {"area": "`--goal area`: depth relaxed for the least area",
+               "delay": "`--goal delay`: minimum depth, then area"}
+
 
 def _fmt(v, spec):
     return "–" if v is None else format(v, spec)
@@ -130,7 +132,7 @@ def write_results(result, command, results_path=None, from_csv=None, facet=None)
              f"Gaussian vectors of 256 values (σ = 2^U(−8, 8) per vector, seed {sp.seed}); area: the paper's "
              f"method (combinational, I/O registers only), yosys ({sp.flow} flow, "
              + (_GOAL_WORDS[sp.goal] if sp.goal else f"ABC script `{sp.abc_script}`")
-             + f") onto fpforge45.lib; cost = area / "
+             + ") onto fpforge45.lib; cost = area / "
              "FP8 unit's "
              "at the same r and f × 64-byte accesses per 256-element tile / FP8's. "
              f"Full table: [results/{sp.name}.csv](results/{sp.name}.csv); method: [sweep.md](sweep.md). "

@@ -408,7 +408,8 @@ def _dedupe(points, where="", labels=None):
 
 class Space:
     """A design space: ``name``, ``r``, ``f`` (int or ``"auto"``), ``vectors``, ``seed``, ``liberty`` (path
-    or None), ``abc_script`` (or None), ``flow`` (:data:`FLOWS`), ``points`` (list of :class:`~fpforge.sweep.points.Point`), ``description``, ``kind``
+    or None), ``abc_script`` (or None), ``goal`` (:data:`SWEEP_GOALS`; None: ``"area"``, ``"delay"`` with PPA),
+    ``flow`` (:data:`FLOWS`), ``points`` (list of :class:`~fpforge.sweep.points.Point`), ``description``, ``kind``
     (``"dot"``: the Fig. 7 sweep; area-table spaces are :class:`fpforge.sweep.area.AreaSpace`). ``where`` and
     ``labels`` (each point's table) only word the errors of a space file."""
 
