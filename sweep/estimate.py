@@ -37,9 +37,11 @@ __all__ = ["FALLBACK_S_PER_COST", "Estimate", "estimate", "shape_cost"]
 #: machine) gave 1.15.
 FALLBACK_S_PER_COST = 0.52
 #: Seconds per point (QSNR at the space's vectors, scaled from 10,000) and per unit (Verilog generation)
-#: before any synthesis: the first ~6 min of the cold ``paper`` run on 2 cores (811 points, 812 units).
-QSNR_S_PER_POINT = 0.45
-GENERATE_S_PER_UNIT = 0.45
+#: before any synthesis, measured on the AMD EPYC machine of the cold run: QSNR of the 811 ``paper`` points in
+#: 27 s on 2 processes (``bench-sweep``), the Verilog of 30 of its units 0.32 s each (the first cold run, on
+#: an Intel Xeon machine, took ~6 min for both: 0.45 s each).
+QSNR_S_PER_POINT = 0.07
+GENERATE_S_PER_UNIT = 0.33
 
 _TOP = re.compile(r"^fpforge_dot_bdr_m(\d+)_k(\d+)_d\d+_k\d+_d\d+_r(\d+)_f(\d+)")
 
