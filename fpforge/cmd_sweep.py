@@ -146,10 +146,8 @@ def run(args) -> int:
         from .synth.yosys import check_yosys_cache
 
         check_yosys_cache()
-    if args.flow is not None and getattr(space, "kind", "dot") == "dot":
-        space = space.with_(flow=args.flow)
-    if args.goal is not None and getattr(space, "kind", "dot") == "dot":
-        space = space.with_(goal=args.goal)
+    if getattr(space, "kind", "dot") == "dot":  # (None keeps the space's own)
+        space = space.with_(flow=args.flow, goal=args.goal)
     space = _ppa(args, space)  # before any work: nothing computed, nothing cached
     cache = False if args.no_cache else args.cache
     if getattr(space, "kind", "dot") == "area":
@@ -203,9 +201,7 @@ def _estimate(args, outputs):
     space = _axes(args, load_space(args.space))
     if getattr(space, "kind", "dot") != "dot":
         raise FpforgeValueError(f"{space.name} is an area table: --estimate applies to dot-product spaces")
-    if args.flow is not None:
-        space = space.with_(flow=args.flow)
-    space = space.with_(vectors=args.vectors, seed=args.seed, goal=args.goal)
+    space = space.with_(flow=args.flow, vectors=args.vectors, seed=args.seed, goal=args.goal)
     workers = args.workers if args.workers is not None else (max(1, args.jobs) if args.jobs is not None else None)
     est = estimate(space, workers=workers, cache=False if args.no_cache else args.cache, synth=not args.no_synth)
     if args.cluster is not None:

@@ -137,8 +137,6 @@ def area_key(task) -> dict:
                yosys=list(yosys_backend()))
     if task.get("pre_abc") is False:
         key["pre_abc"] = False
-    if task.get("goal") == "area":  # PPA: the least area meeting the clock (an area-only task names its script)
-        key["goal"] = "area"
     if task.get("reuse"):
         from ..synth.flow import REUSE_RULE
 
@@ -161,11 +159,16 @@ def _sta_version(fn):
 
 
 def _abc_script(task):
-    from ..synth import DEFAULT_ABC_SCRIPT, FAST_ABC_SCRIPT
+    """The ABC script of an area task, the key's ``abc``: the space's own, else its goal's for its flow (with PPA
+    and the area goal, the relaxed one of the two mappings ``synthesize`` tries)."""
+    from ..synth.flow import AREA_ABC_SCRIPT, DEFAULT_ABC_SCRIPT, FAST_ABC_SCRIPT, FAST_AREA_ABC_SCRIPT
 
     if task.get("abc_script"):
         return task["abc_script"]
-    return FAST_ABC_SCRIPT if task.get("pre_abc") is False else DEFAULT_ABC_SCRIPT
+    fast = task.get("pre_abc") is False
+    if task.get("goal") == "area":
+        return FAST_AREA_ABC_SCRIPT if fast else AREA_ABC_SCRIPT
+    return FAST_ABC_SCRIPT if fast else DEFAULT_ABC_SCRIPT
 
 
 # -- numerics -------------------------------------------------------------------------------------------
@@ -318,8 +321,6 @@ def area_task(task) -> dict:
                yosys=f"{version} ({backend})", synth_s=round(t2 - t1, 3), synth_cpu_s=round(_child_cpu() - c1, 3))
     if ppa:
         out.update({k: rep[k] for k in ("clock_ns", "delay_ns", "slack_ns", "power_mw", "energy_pj")})
-    if rep.get("goal"):
-        out["goal"] = rep["goal"]
     if task.get("reuse"):
         out["reused_multipliers"] = rep["reused_multipliers"]
     return out

@@ -50,12 +50,8 @@ def _area(space, spec):
     task = dict(kind="area", unit=task_unit(spec), liberty=space.liberty, abc_script=space.abc_script)
     if space.ppa:  # delay, slack, power and energy at the space's clock (the key: library, clock, activity)
         task.update(clock_ns=space.clock_ns, activity=space.activity)
-        if space.goal == "area":  # the least area that meets the clock (key: goal)
-            task["goal"] = "area"
-    elif space.goal == "area":  # the goal's script, named in the task: the cache key holds the script
-        from ..synth.flow import AREA_ABC_SCRIPT, FAST_AREA_ABC_SCRIPT
-
-        task["abc_script"] = FAST_AREA_ABC_SCRIPT if space.flow == "fast" else AREA_ABC_SCRIPT
+    if space.goal == "area":  # (absent for delay: its tasks and keys stay fpforge synth's and the area tables')
+        task["goal"] = "area"
     if space.flow == "fast":
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
     elif space.flow == "reuse" and spec.format not in REUSE_STANDARD:

@@ -1,9 +1,9 @@
 """The sweep's mapping goal (``[synth] goal``, ``fpforge sweep --goal``; docs/synth.md, "Mapping goal").
 
 An area-only sweep maps for area by default (the MX paper's method: ``&nf -R 1000``), a PPA sweep for delay
-(its clock-driven mapping), an own ``abc_script`` decides by itself; the goal's script is part of the task, so
-the cache key of an area-goal unit differs from fpforge synth's (and the area tables'). One real sweep checks
-that the sweep's area is ``fpforge synth --goal area``'s for the same unit.
+(its clock-driven mapping), an own ``abc_script`` decides by itself; the task carries the goal and the key its
+script, so the cache key of an area-goal unit differs from fpforge synth's (and the area tables'). One real
+sweep checks that the sweep's area is ``fpforge synth --goal area``'s for the same unit.
 """
 
 from __future__ import annotations
@@ -34,16 +34,16 @@ def test_area_only_sweeps_map_for_area_and_ppa_sweeps_for_delay():
     p = sp.points[0]
     for flow, script in (("reuse", AREA_ABC_SCRIPT), ("standard", AREA_ABC_SCRIPT), ("fast", FAST_AREA_ABC_SCRIPT)):
         task, key = _key(sp.with_(flow=flow), p)
-        assert task["abc_script"] == script and key["abc"] == script, flow
+        assert task["goal"] == "area" and key["abc"] == script, flow
     # delay: the task and its key are fpforge synth's (and the area tables'), byte for byte as before the goal
     task, key = _key(sp.with_(flow="standard", goal="delay"), p)
-    assert task["abc_script"] is None and key["abc"] == DEFAULT_ABC_SCRIPT and "goal" not in key
+    assert task["abc_script"] is None and "goal" not in task and key["abc"] == DEFAULT_ABC_SCRIPT and "goal" not in key
     ppa = sp.with_(flow="standard", ppa=True, clock_ns=10.0)
     assert ppa.goal == "delay"
     task, key = _key(ppa, p)
     assert "goal" not in task and "goal" not in key
     task, key2 = _key(ppa.with_(goal="area"), p)  # the least area meeting the clock: a key of its own
-    assert task["goal"] == "area" and key2 == dict(key, goal="area")
+    assert task["goal"] == "area" and key2 == dict(key, abc=AREA_ABC_SCRIPT)
     own = sp.with_(abc_script="strash; map")
     assert own.goal is None and _key(own, p)[0]["abc_script"] == "strash; map"
 
