@@ -83,6 +83,8 @@ __all__ = [
     "FAST_AREA_ABC_SCRIPT",
     "GOALS",
     "DEFAULT_LIBERTY",
+    "LEAN_MEDIAN_TOLERANCE",
+    "LEAN_PRE_ABC_SCRIPT",
     "REUSE_AREA_TOLERANCE",
     "REUSE_MIN_WIDTH",
     "REUSE_MODULE",
@@ -116,6 +118,21 @@ GOALS: tuple[str, ...] = ("delay", "area")
 AREA_ABC_SCRIPT: str = "strash; &get -n; &dch -f; &nf -R 1000; &put"
 #: :data:`FAST_ABC_SCRIPT` with the depth relaxed (``goal="area"``, ``pre_abc=False``).
 FAST_AREA_ABC_SCRIPT: str = "strash; dc2; &get -n; &dch -f; &nf -R 1000; &put"
+
+#: The generic ABC pass of the lean flow (``pre_abc_script=``): yosys 0.70's own script for ``synth``'s generic
+#: ``abc`` pass (``help abc``, gate library) with its SAT sweeping capped at 100 conflicts per node (``&fraig -x``
+#: has no practical cap, 1,000,000: on some r = 32 and r = 64 dot units one SAT-hard node pair took 80 to 140 s
+#: of a unit's 90 to 150) and no choice computation before the generic mapping (``&dch -f``, which the liberty
+#: script computes again anyway). docs/sweep.md, "The lean flow": ~1.5x less yosys CPU, areas within the flat
+#: flow's own noise (bench/sweep_flows.py).
+LEAN_PRE_ABC_SCRIPT: str = ("strash; &get -n; &fraig -x -C 100; &put; scorr; dc2; dretime; strash; &get -n; &nf; "
+                            "&put")
+
+#: The lean flow against the flat one on a sample of >= 40 ``paper`` points (tests/test_sweep_flows.py, ``make
+#: regress``): each point within :data:`REUSE_AREA_TOLERANCE`, the median difference within this. A tighter
+#: per-point bound is below the flat flow's own noise: reordering its source's ``assign`` statements alone moves
+#: points by up to ~1 % (bench/sweep_flows.py, docs/sweep.md).
+LEAN_MEDIAN_TOLERANCE: float = 0.005
 
 _GOAL_SCRIPTS = {("delay", True): DEFAULT_ABC_SCRIPT, ("delay", False): FAST_ABC_SCRIPT,
                  ("area", True): AREA_ABC_SCRIPT, ("area", False): FAST_AREA_ABC_SCRIPT}
@@ -197,6 +214,7 @@ def synthesize(
     ops_per_cycle: int = 1,
     goal: str = "delay",
     workload=None,
+    pre_abc_script: str | None = None,
 ) -> dict:
     """Synthesize a Verilog design to Liberty cells and report its area (and, with ``clock_ns``, its
     delay, slack and power from OpenSTA: docs/ppa.md).
@@ -229,6 +247,10 @@ def synthesize(
         ``synth`` is skipped and the liberty ABC run maps the techmapped
         gates directly (about 2x faster on dot units; pair it with
         :data:`FAST_ABC_SCRIPT`, which restores most of the area).
+    pre_abc_script : str, optional
+        ABC script of ``synth``'s generic mapping pass (``synth -noabc``, then ``abc -script`` onto yosys'
+        internal gates, then ``opt -fast``); None runs yosys' own pass. :data:`LEAN_PRE_ABC_SCRIPT` is the lean
+        flow's (about 1.5x less yosys CPU on dot units, docs/sweep.md). Not with ``pre_abc=False``.
     reuse : bool, default False
         Synthesize each multiplier once per distinct shape and count it once per instance: the design is
         flattened and taken through ``synth``'s coarse passes, then every ``$mul`` cell that
@@ -300,13 +322,18 @@ def synthesize(
     if ppa is not None and goal == "area":
         return _area_at_clock(verilog, top, ppa, dict(
             liberty=liberty, keep_hierarchy=keep_hierarchy, timeout=timeout, netlist=netlist, pre_abc=pre_abc,
-            reuse=reuse, clock_ns=clock_ns, power=power, activity=activity, ops_per_cycle=ops_per_cycle,
+            pre_abc_script=pre_abc_script, reuse=reuse, clock_ns=clock_ns, power=power, activity=activity, ops_per_cycle=ops_per_cycle,
             workload=workload))
     if ppa is not None and abc_script is None:
         abc_script = ppa["abc_script"]
     script = _GOAL_SCRIPTS[goal, bool(pre_abc)] if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
+    if pre_abc_script is not None and (not isinstance(pre_abc_script, str) or not pre_abc_script.strip()):
+        raise SynthError(f"pre_abc_script must be a non-empty string, got {pre_abc_script!r}")
+    if pre_abc_script is not None and not pre_abc:
+        raise SynthError("pre_abc_script is the script of the generic ABC pass that pre_abc=False skips: give one "
+                         "or the other")
     if reuse and keep_hierarchy:
         raise SynthError("reuse flattens the design before it takes the multipliers out: it cannot be combined "
                          "with keep_hierarchy=True")
@@ -331,6 +358,8 @@ def synthesize(
             sv = " -sv" if name.endswith((".sv", ".svh")) else ""
             read_cmds.append(f"read_verilog{sv} {tcl_word('src/' + name)}")
         (work / "abc.script").write_text(script.strip() + "\n")
+        if pre_abc_script is not None:
+            (work / "pre_abc.script").write_text(pre_abc_script.strip() + "\n")
         abc_opts = "".join(f" -dont_use {c}" for c in lib.unpriced)
         if ppa is not None:
             (work / "constr.txt").write_text(f"set_driving_cell {ppa['driving_cell']}\n"
@@ -342,11 +371,15 @@ def synthesize(
             front, reused = _reuse_front(work, top, read_cmds, timeout,
                                          lambda proc, log: _fail(proc, log, top, lib_path, script, work))
         # nothing to reuse: the flat flow itself, so that its area is the standard flow's exactly
-        opts = ("" if keep_hierarchy or reused else " -flatten") + ("" if pre_abc else " -noabc")
+        opts = ("" if keep_hierarchy or reused else " -flatten") + ("" if pre_abc and pre_abc_script is None
+                                                                    else " -noabc")
+        # synth's own generic pass is `abc` then `opt -fast` (the check stage between them changes nothing)
+        generic = [] if pre_abc_script is None else ["abc -script pre_abc.script", "opt -fast"]
         ys = "\n".join(
             [
                 *front,
                 f"synth -top {top}{opts}",
+                *generic,
                 f"dfflibmap -liberty {lib_name}" + "".join(f" -dont_use {c}" for c in lib.unpriced),
                 f"abc -liberty {lib_name}{abc_opts} -script abc.script",
                 "opt_clean",
@@ -426,6 +459,7 @@ def synthesize(
         "liberty": lib_path.name,
         "abc_script": script,
         "pre_abc": pre_abc,
+        "pre_abc_script": pre_abc_script,
         "reuse": reuse,
         "reused_multipliers": reused,
         "yosys_version": yosys_version,
