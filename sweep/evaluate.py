@@ -137,6 +137,8 @@ def area_key(task) -> dict:
                yosys=list(yosys_backend()))
     if task.get("pre_abc") is False:
         key["pre_abc"] = False
+    if task.get("pre_abc_script"):  # the lean flow's generic pass (absent: yosys' own, the keys as before)
+        key["pre_abc_script"] = task["pre_abc_script"]
     if task.get("reuse"):
         from ..synth.flow import REUSE_RULE
 
@@ -313,7 +315,7 @@ def area_task(task) -> dict:
         kw["workload"] = task_spec(task["unit"])[0]
     # (PPA without a space's own ABC script: the flow's delay-target script)
     rep = synthesize(verilog, top, liberty=task.get("liberty"), pre_abc=task.get("pre_abc", True),
-                     reuse=bool(task.get("reuse")), timeout=SWEEP_SYNTH_TIMEOUT_S, **kw)
+                     pre_abc_script=task.get("pre_abc_script"), reuse=bool(task.get("reuse")), timeout=SWEEP_SYNTH_TIMEOUT_S, **kw)
     t2 = time.perf_counter()
     backend, version = yosys_backend()
     out = dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],

@@ -56,6 +56,10 @@ def _area(space, spec):
         task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
     elif space.flow == "reuse" and spec.format not in REUSE_STANDARD:
         task["reuse"] = True
+    elif space.flow == "lean":
+        from ..synth.flow import LEAN_PRE_ABC_SCRIPT
+
+        task["pre_abc_script"] = LEAN_PRE_ABC_SCRIPT
     return task
 
 
