@@ -12,11 +12,13 @@ Three builds of the same yosys can run the flow, chosen in this order unless ``F
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -200,29 +202,58 @@ def yosys_backend() -> tuple[str, str]:
     return name, version
 
 
+def _children() -> dict[int, list[int]]:
+    """``{pid: [child pids]}`` of the running processes (Linux ``/proc``; empty elsewhere)."""
+    kids: dict[int, list[int]] = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])  # (the command name may hold spaces)
+            except (OSError, ValueError, IndexError):
+                continue
+            kids.setdefault(ppid, []).append(int(name))
+    return kids
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and all its descendants: ``pid`` is stopped first, so that it starts no process while
+    its descendants are found and killed, then killed itself."""
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGSTOP)
+    kids = _children()
+    todo = list(kids.get(pid, []))
+    while todo:
+        p = todo.pop()
+        todo += kids.get(p, [])
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
 def run_script(work: Path, script: str, timeout: float | None, what: str = "") -> tuple[subprocess.CompletedProcess, str]:
     """Run the yosys script file ``script`` (relative to ``work``) quietly with ``work`` as the current
     directory and the scratch directory; return the finished process and the text of ``yosys.log``.
-    ``what`` ends the timeout message (e.g. `` synthesizing 'top'``)."""
+    ``what`` ends the timeout message (e.g. `` synthesizing 'top'``). On a timeout yosys and every process it
+    started (its ``yosys-abc`` runs) are killed before the error is raised: none outlives the call."""
     cmd = yosys_command()
     (work / "tmp").mkdir(exist_ok=True)
     env = dict(os.environ, TMPDIR=str(work / "tmp"), TEMP=str(work / "tmp"), TMP=str(work / "tmp"))
+    args = [*cmd, "-q", "-l", "yosys.log", "-s", script]
     try:
-        proc = subprocess.run(
-            [*cmd, "-q", "-l", "yosys.log", "-s", script],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
-            **popen_kwargs(),  # dies with the process that started it (jobs/lifeline.py)
-        )
-    except subprocess.TimeoutExpired:
-        raise SynthError(f"yosys timed out after {timeout:g} s{what}") from None
+        proc = subprocess.Popen(args, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace",
+                                **popen_kwargs())  # dies with the process that started it (jobs/lifeline.py)
     except OSError as exc:
         raise SynthError(f"could not start yosys ({cmd[0]}): {exc.strerror or exc}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_tree(proc.pid)
+        proc.communicate()
+        raise SynthError(f"yosys timed out after {timeout:g} s{what}") from None
+    proc = subprocess.CompletedProcess(args, proc.returncode, out, err)
     log = (work / "yosys.log").read_text(errors="replace") if (work / "yosys.log").exists() else ""
     return proc, log
 
