@@ -4,6 +4,7 @@ constant-miter guard, reading a user's file, replaying a counterexample. See :mo
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -93,14 +94,13 @@ def abc_binary() -> str:
     ToolMissing
         Neither is installed.
     """
-    try:
-        import pyosys
-
-        exe = Path(pyosys.__file__).parent / "yosys-abc"
+    # found, not imported: importing pyosys sets this process' dlopen flags to RTLD_GLOBAL for every extension
+    # loaded after it (pybind11 modules then share symbols: a flaky SystemError in the docs tests)
+    spec = importlib.util.find_spec("pyosys")
+    if spec is not None and spec.origin:
+        exe = Path(spec.origin).parent / "yosys-abc"
         if exe.is_file():
             return str(exe)
-    except ImportError:
-        pass
     exe = shutil.which("yosys-abc")
     if exe is None:
         raise ToolMissing("fpforge equiv needs yosys-abc: pip install pyosys (make setup installs it), or put "
