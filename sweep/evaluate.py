@@ -163,14 +163,11 @@ def _sta_version(fn):
 def _abc_script(task):
     """The ABC script of an area task, the key's ``abc``: the space's own, else its goal's for its flow (with PPA
     and the area goal, the relaxed one of the two mappings ``synthesize`` tries)."""
-    from ..synth.flow import AREA_ABC_SCRIPT, DEFAULT_ABC_SCRIPT, FAST_ABC_SCRIPT, FAST_AREA_ABC_SCRIPT
+    from ..synth.flow import goal_script
 
     if task.get("abc_script"):
         return task["abc_script"]
-    fast = task.get("pre_abc") is False
-    if task.get("goal") == "area":
-        return FAST_AREA_ABC_SCRIPT if fast else AREA_ABC_SCRIPT
-    return FAST_ABC_SCRIPT if fast else DEFAULT_ABC_SCRIPT
+    return goal_script("area" if task.get("goal") == "area" else "delay", task.get("pre_abc") is not False)
 
 
 # -- numerics -------------------------------------------------------------------------------------------

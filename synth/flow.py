@@ -91,6 +91,7 @@ __all__ = [
     "REUSE_RULE",
     "SynthError",
     "format_report",
+    "goal_script",
     "nand2_reference",
     "reusable_multipliers",
     "synthesize",
@@ -136,6 +137,14 @@ LEAN_MEDIAN_TOLERANCE: float = 0.005
 
 _GOAL_SCRIPTS = {("delay", True): DEFAULT_ABC_SCRIPT, ("delay", False): FAST_ABC_SCRIPT,
                  ("area", True): AREA_ABC_SCRIPT, ("area", False): FAST_AREA_ABC_SCRIPT}
+
+
+
+def goal_script(goal: str, pre_abc: bool = True) -> str:
+    """The liberty ABC script of mapping goal ``goal`` (:data:`GOALS`) in the flow with (``pre_abc``) or without
+    ``synth``'s generic ABC pass: what ``synthesize`` runs when no ``abc_script`` is given."""
+    return _GOAL_SCRIPTS[check_goal(goal), bool(pre_abc)]
+
 
 _DEFAULT_TIMEOUT_S = 600.0
 
@@ -326,7 +335,7 @@ def synthesize(
             workload=workload))
     if ppa is not None and abc_script is None:
         abc_script = ppa["abc_script"]
-    script = _GOAL_SCRIPTS[goal, bool(pre_abc)] if abc_script is None else abc_script
+    script = goal_script(goal, pre_abc) if abc_script is None else abc_script
     if not isinstance(script, str) or not script.strip():
         raise SynthError(f"abc_script must be a non-empty string, got {abc_script!r}")
     if pre_abc_script is not None and (not isinstance(pre_abc_script, str) or not pre_abc_script.strip()):
