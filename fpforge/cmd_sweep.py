@@ -58,9 +58,9 @@ def add_parser(subparsers):
     p.add_argument("--facet", choices=("r", "f"), default=None,
                    help="--plot: one subplot per value of r or f (an axis the space sweeps)")
     p.add_argument("--flow", choices=FLOWS, default=None,
-                   help="synthesis flow (default: the space's, standard = flat = fpforge synth's); reuse synthesizes each "
-                        "multiplier shape once and counts its instances; fast skips synth's generic ABC pass "
-                        "(docs/sweep.md)")
+                   help="synthesis flow (default: the space's, standard = flat = fpforge synth's); lean lightens synth's "
+                        "generic ABC pass (the paper spaces' default); reuse synthesizes each multiplier shape once "
+                        "and counts its instances; fast skips synth's generic ABC pass (docs/sweep.md)")
     p.add_argument("--goal", default=None, metavar="GOAL",
                    help="mapping goal (default: the space's; area, the paper's method, without --ppa, delay with it): "
                         "area relaxes depth for the least area (with --ppa: the least area meeting the clock), "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .space import OCP_PRESETS, Space, grid_points, preset_points, register_spaces
 
-__all__ = ["SPACES", "named_ppa", "paper", "paper_rf", "paper_sample", "small"]
+__all__ = ["SPACES", "flows_sample", "named_ppa", "paper", "paper_rf", "paper_sample", "small"]
 
 #: The OCP MX formats and the FP8/INT baselines every Fig. 7 space shows.
 _REFERENCE = ("fp8", *OCP_PRESETS)
@@ -56,6 +56,15 @@ def paper_sample() -> Space:
 #: The r and f the ``paper-rf`` space sweeps.
 PAPER_RF_R = (16, 32)
 PAPER_RF_F = (16, 24, 32)
+
+
+def flows_sample(vectors=500) -> Space:
+    """Every 19th point of ``paper`` at r <= 32 (41 points across m, k1, k2, d2 and the kinds; the r = 64 units
+    take minutes each in the flat flow), in ``paper``'s flow: the flows compared with the flat one (the regress
+    test of tests/test_sweep_flows.py, bench/sweep_flows.py)."""
+    full = paper()
+    pts = [p for p in full.points if full.r_of(p) <= 32][::19]
+    return Space("flows-sample", pts, r=full.r, f=full.f, vectors=vectors, flow=full.flow)
 
 
 def paper_rf() -> Space:

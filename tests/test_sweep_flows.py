@@ -11,6 +11,7 @@ import pytest
 from fpforge import sweep
 from fpforge.sweep import SPACES
 from fpforge.sweep.run import _unit_tasks
+from fpforge.sweep.spaces import flows_sample
 from fpforge.synth.flow import LEAN_MEDIAN_TOLERANCE, REUSE_AREA_TOLERANCE
 
 
@@ -28,17 +29,9 @@ def test_cli_takes_flow_flat(capsys):
     assert "(flow flat)" in capsys.readouterr().out
 
 
-def _paper_sample():
-    """Every 19th point of ``paper`` at r <= 32 (the r = 64 units take minutes each in the flat flow): 41 points
-    across m, k1, k2, d2 and the kinds."""
-    full = SPACES["paper"]()
-    pts = [p for p in full.points if full.r_of(p) <= 32][::19]
-    return sweep.Space("flows-sample", pts, r=full.r, f=full.f, vectors=500, flow=full.flow)
-
-
 @pytest.mark.slow
 def test_every_sampled_paper_point_of_the_default_flow_is_within_tolerance_of_the_flat_flow(tmp_path):
-    sp = _paper_sample()
+    sp = flows_sample()
     assert len(sp.points) >= 40 and sp.flow == "lean"
     cache = str(tmp_path / "cache")
     default = {r["name"]: r for r in sweep.run(sp, cache=cache, progress=False).rows}
