@@ -10,7 +10,7 @@
   and OpenSTA per unit, recorded when it was computed) swept area-only and
   with PPA in a bench cache (`$FPFORGE_CACHE/bench-ppa`: the first run synthesizes the sample, later runs
   report the times measured when each unit was computed): mean per unit x the paper space's points / 2
-  cores, for both, and the measured area-only `paper` run (docs/results/sweep-paper.json, reuse flow) scaled
+  cores, for both, and the measured area-only `paper` run (docs/results/sweep-paper.json, its flow) scaled
   by the sample's PPA / area-only ratio. The sample is small and its units smaller than the paper space's
   largest (k1 = 64): the ratio is the robust figure. `--sample paper-sample` takes every 10th paper point
   (long cold).
@@ -93,13 +93,14 @@ def _synth_times(res, key="synth_cpu_s"):
 
 
 def _area_only_paper():
-    """(minutes summed, distinct units) of the area-only `paper` run, from its section's synthesis sentence."""
+    """(minutes summed, distinct units, flow) of the area-only `paper` run, from its section's synthesis sentence
+    and data."""
     try:
         data = json.loads((ROOT / "docs" / "results" / "sweep-paper.json").read_text())["data"]
     except (OSError, ValueError, KeyError):
         return None
     m = re.search(r"([\d,.]+) min summed over the (\d+) distinct units", data.get("synthesis") or "")
-    return (float(m.group(1).replace(",", "")), int(m.group(2))) if m else None
+    return (float(m.group(1).replace(",", "")), int(m.group(2)), data.get("flow", "reuse")) if m else None
 
 
 def _ppa_paper():
@@ -161,17 +162,17 @@ def main():
     ppa_paper = _ppa_paper()
     if ppa_paper and measured:
         syn, prov = ppa_paper
-        summed, units = measured
+        summed, units, flow = measured
         cpu = f", {syn['cpu_sum_s'] / 60:,.0f} min of CPU" if syn.get("cpu_sum_s") is not None else ""
         _row(f"`paper --ppa` cold, **measured** ({syn['units']} distinct units, osu018 at {CLOCK_NS:g} ns; the run of "
              f"docs/results/ppa-paper.json, {prov.get('date', '?')}, {prov.get('machine', '?')}): PPA steps summed "
              "/ 2 cores, beside the measured area-only `paper` run the same way",
              f"{syn['wall_sum_s'] / 60 / 2:.0f} min ({syn['wall_sum_s'] / 60:,.0f} min summed{cpu}; per unit median "
              f"{syn['wall_median_s']:.1f} s, max {syn['wall_max_s']:.0f} s) beside {summed / 2:.0f} min ({summed:,.0f} "
-             f"min over {units} units, reuse flow)", "report", None)
+             f"min over {units} units, {flow} flow)", "report", None)
     if measured:
-        summed, units = measured
-        _row("`paper --ppa` cold, from the measured area-only `paper` run (reuse flow, docs/results/sweep-paper.json) "
+        summed, units, flow = measured
+        _row(f"`paper --ppa` cold, from the measured area-only `paper` run ({flow} flow, docs/results/sweep-paper.json) "
              "× the sample's PPA / area-only ratio",
              f"{summed * mp / ma / 2:.0f} min beside the area-only run's {summed / 2:.0f} min ({summed:,.0f} min of "
              f"synthesis over {units} units / 2 cores)", "report", None)

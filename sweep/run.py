@@ -222,7 +222,31 @@ def run(space, *, executor=None, cache=None, synth=True, vectors=None, seed=None
     stats.update(seconds=time.monotonic() - t0, corrupt=(store.corrupt - corrupt0) if store else 0,
                  failed=sum(isinstance(o, TaskFailure) for o in results.values()))
     stats["computed"] = stats["tasks"] - stats["cached"]
+    if store is not None and synth and rows:
+        stats["cold_run"] = _cold_run(store, space, rows, stats, failures)
     return SweepResult(space, rows, failures, stats)
+
+
+def _cold_run(store, space, rows, stats, failures):
+    """The measured cold run of these results: recorded in the store when this run computed every task (none
+    cached, none failed), else the one recorded before for the same results (a warm rerun says how long they
+    took to make); None when none was. The record is keyed by the space and a digest of every point's QSNR and
+    area, so it never describes other numbers."""
+    import datetime
+    import hashlib
+
+    from ..jobs import digest as jobs_digest
+    from ..jobs.results import _commit, machine
+
+    digest = hashlib.sha256(canonical_json([[r.get("name"), r.get("r"), r.get("f"), r.get("qsnr_db"),
+                                             r.get("area_um2")] for r in rows]).encode()).hexdigest()
+    key = jobs_digest(dict(kind="sweep-cold-run", space=space.name, results=digest))
+    if stats["cached"] == 0 and not failures and stats.get("failed", 0) == 0:
+        store.put(key, dict(seconds=round(stats["seconds"], 1), tasks=stats["tasks"], executor=stats["executor"],
+                            machine=machine(), commit=_commit(),
+                            date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")))
+    got = store.get(key, None)
+    return got if isinstance(got, dict) else None
 
 
 def _ratio(x, base):

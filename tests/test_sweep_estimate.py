@@ -85,3 +85,23 @@ def test_cli_estimate_prints_and_leaves_the_cache_alone(one, tmp_path, capsys):
     assert _files(cache) == before  # nothing computed, nothing cached
     assert main(["sweep", one, "--estimate", "--no-cache", "--cluster", "slurm", "--workers", "40"]) == 0
     assert "on 40 slurm worker jobs" in capsys.readouterr().out  # no sbatch needed: nothing is submitted
+
+
+def test_a_cold_run_is_recorded_and_a_warm_rerun_of_the_same_results_reports_it(tmp_path):
+    from fpforge.jobs import Store
+    from fpforge.sweep.report import _cold_words
+    from fpforge.sweep.run import _cold_run
+
+    store, sp = Store(tmp_path / "c"), load_space("small")
+    rows = [dict(name="a", r=8, f=16, qsnr_db=20.5, area_um2=1234.5), dict(name="b", r=8, f=16, qsnr_db=9.0,
+                                                                           area_um2=99.0)]
+    warm = dict(tasks=9, cached=9, failed=0, seconds=1.0, executor="2 local processes")
+    assert _cold_run(store, sp, rows, warm, []) is None  # nothing recorded yet: a warm run records nothing
+    cold = dict(warm, cached=0, seconds=754.4)
+    assert _cold_run(store, sp, rows, dict(cold, failed=1), []) is None  # a failed task: not a cold run of these
+    rec = _cold_run(store, sp, rows, cold, [])
+    assert rec["seconds"] == 754.4 and rec["tasks"] == 9 and rec["executor"] == "2 local processes"
+    assert _cold_run(store, sp, rows, warm, []) == rec  # the warm rerun of the same results reports it
+    other = [dict(rows[0], area_um2=1234.6), rows[1]]
+    assert _cold_run(store, sp, other, warm, []) is None  # other numbers: the record does not describe them
+    assert "**12 min 34 s** wall on 2 local processes" in _cold_words(rec)
