@@ -16,26 +16,41 @@ Results are kept in the bench cache (``$FPFORGE_CACHE/bench-sweep``): the first 
 every flow (several minutes), later runs report the CPU seconds measured when each unit was computed (on a
 loaded machine they stretch: the load is printed with the provenance).
 
+The noise floor (issue 33's "every area within 0.5 % of the flat flow"): on the 41 points of
+:func:`fpforge.sweep.spaces.flows_sample` (the regress test's sample), the lean flow against the flat flow, and the
+flat flow on the same Verilog with each run of ``assign`` statements shuffled (seed 1: the same logic, another
+order) against the flat flow. The second is how far ABC's result moves on a change that changes nothing: a bound
+tighter than it cannot be met by any flow that changes ABC's input.
+
 Run: ``.venv/bin/python bench/sweep_flows.py [--results] [--jobs N]`` (``--results`` writes the
 ``sweep-flows`` section of docs/results.md).
 """
 
 import argparse
+import hashlib
+import random
 import statistics
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 from fpforge import sweep
-from fpforge.jobs import Store, cache_dir, executor
+from fpforge.jobs import Store, cache_dir, digest, executor
 from fpforge.jobs.results import machine, write_section
 from fpforge.sweep.estimate import GENERATE_S_PER_UNIT, QSNR_S_PER_POINT, _dur, _makespan, estimate, shape_cost
+from fpforge.sweep.evaluate import _generate, task_unit, unit_spec
 from fpforge.sweep.space import Space
+from fpforge.sweep.spaces import flows_sample
+from fpforge.synth import synthesize, yosys_backend
+from fpforge.synth.flow import AREA_ABC_SCRIPT
 
 SAMPLE = ("e4m3", "mx9", "mx4", "mxfp8_e4m3", "mxint8", "int5", "bdr_m1_k16_d8_k2_d1", "bdr_m3_k4_d8_k1_d3",
           "bdr_m6_k2_d8_k2_d0", "bdr_m8_k16_d8_k1_d1", "bdr_m12_k16_d8_k4_d2", "bdr_m5_k32_d8_k8_d2")
 #: The flows compared, each mapping for area (the sweep's goal); ``flat`` is the reference of every area
 #: difference. ``flat-delay``: the flat flow mapping for delay (fpforge synth's goal, the sweep's before issue 34),
 #: what the goal changes in area and time.
-FLOWS = ("flat", "reuse", "fast", "flat-delay")
+FLOWS = ("flat", "lean", "reuse", "fast", "flat-delay")
+#: The seed of the shuffled ``assign`` order of the noise floor.
+REORDER_SEED = 1
 VECTORS = 2000
 
 
@@ -44,6 +59,60 @@ def sample_space(flow):
     pts = [p for p in full.points if p["name"] in SAMPLE]
     flow, _, goal = flow.partition("-")
     return Space("flows-sample", pts, r=full.r, f=full.f, vectors=VECTORS, flow=flow, goal=goal or "area")
+
+
+def reordered(verilog, seed=REORDER_SEED):
+    """``verilog`` with each run of consecutive one-line ``assign`` statements shuffled: the same logic."""
+    rnd, out, run = random.Random(seed), [], []
+    for line in verilog.split("\n") + [None]:
+        if line is not None and line.startswith("  assign ") and line.endswith(";"):
+            run.append(line)
+            continue
+        rnd.shuffle(run)
+        out += run + ([line] if line is not None else [])
+        run = []
+    return "\n".join(out)
+
+
+def _reordered_area(top_verilog):
+    top, verilog = top_verilog
+    return synthesize(reordered(verilog), top, abc_script=AREA_ABC_SCRIPT, timeout=1800)["area_um2"]
+
+
+def noise_floor(store, jobs):
+    """Lines of the noise-floor table: the lean flow and the reordered flat flow against the flat flow."""
+    sp = flows_sample(vectors=VECTORS)
+    res = {}
+    for flow in ("flat", "lean"):
+        with executor(jobs=jobs) as ex:
+            res[flow] = {r["name"]: r for r in sweep.run(sp.with_(flow=flow), executor=ex, cache=store,
+                                                         progress=True).rows}
+    units = {p["name"]: _generate(task_unit(unit_spec(p, sp.r_of(p), sp.f))) for p in sp.points}  # (top, Verilog)
+    keys = {n: digest(dict(kind="bench-reordered", verilog=hashlib.sha256(v.encode()).hexdigest(), seed=REORDER_SEED,
+                           abc=AREA_ABC_SCRIPT, yosys=list(yosys_backend()))) for n, (_, v) in units.items()}
+    todo = [n for n in units if keys[n] not in store]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for n, area in zip(todo, pool.map(_reordered_area, [units[n] for n in todo])):
+            store.put(keys[n], area)
+    res["flat-reordered"] = {n: dict(area_um2=store.get(keys[n])) for n in units}
+    names = [n for n in units if all(res[f].get(n, {}).get("area_um2") for f in res)]
+    lines = ["| against the flat flow | points | min | 10th pct | median | 90th pct | max | beyond ±0.5 % | "
+             "beyond ±1 % | yosys CPU summed |", "|---|---|---|---|---|---|---|---|---|---|"]
+    data = {}
+    for f in ("lean", "flat-reordered"):
+        d = sorted(100 * (res[f][n]["area_um2"] / res["flat"][n]["area_um2"] - 1) for n in names)
+        q = statistics.quantiles(d, n=10)
+        cpu = (f"{sum(res[f][n]['synth_cpu_s'] for n in names):.0f} s (flat "
+               f"{sum(res['flat'][n]['synth_cpu_s'] for n in names):.0f} s)" if f == "lean" else "")
+        lines.append(f"| {f} | {len(d)} | {d[0]:+.2f} % | {q[0]:+.2f} % | {statistics.median(d):+.2f} % | "
+                     f"{q[-1]:+.2f} % | {d[-1]:+.2f} % | {sum(abs(x) > 0.5 for x in d)} | "
+                     f"{sum(abs(x) > 1 for x in d)} | {cpu} |")
+        data[f] = d
+    lines.append(f"\nThe {len(names)} points of `flows_sample` (every 19th point of `paper` at r ≤ 32), area goal. "
+                 "`flat-reordered`: the flat flow on the same Verilog with each run of `assign` statements shuffled "
+                 f"(seed {REORDER_SEED}) — the same logic in another order, so its spread is ABC's own noise: no "
+                 "flow that changes ABC's input can be held to a tighter bound per point.")
+    return lines, data
 
 
 def main():
@@ -100,12 +169,14 @@ def main():
         f"seconds / shape model over the sample). Speed-up of the yosys CPU over the flat flow, extrapolated to the paper's {len(units)} "
         f"units: " + ", ".join(f"{f} {est['flat'][0] / est[f][0]:.2f}x" for f in FLOWS[1:])
         + f". CPU seconds measured when each unit was computed ({machine()}).")
-    text = "\n".join(lines + summary)
+    floor, floor_data = noise_floor(store, args.jobs)
+    text = "\n".join(lines + summary + ["", "### The noise floor: lean and a reordered flat flow against flat", ""]
+                     + floor)
     print(text)
     if args.results:
         write_section("sweep-flows", "## The synthesis flows side by side (sample of the `paper` space)\n\n" + text,
                       command="python bench/sweep_flows.py --results",
-                      data=dict(text=text, delta={f: v for f, v in delta.items()},
+                      data=dict(text=text, delta={f: v for f, v in delta.items()}, noise_floor_pct=floor_data,
                                 cold_cpu_s={f: v[0] for f, v in est.items()},
                                 cold_wall_2_cores_s={f: v[1] for f, v in est.items()}))
     return 0
