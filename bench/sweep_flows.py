@@ -16,7 +16,7 @@ Results are kept in the bench cache (``$FPFORGE_CACHE/bench-sweep``): the first 
 every flow (several minutes), later runs report the CPU seconds measured when each unit was computed (on a
 loaded machine they stretch: the load is printed with the provenance).
 
-The noise floor (issue 33's "every area within 0.5 % of the flat flow"): on the 41 points of
+The noise floor (issue 33's "every area within 0.5 % of the flat flow"): on the 43 points of
 :func:`fpforge.sweep.spaces.flows_sample` (the regress test's sample), the lean flow against the flat flow, and the
 flat flow on the same Verilog with each run of ``assign`` statements shuffled (seed 1: the same logic, another
 order) against the flat flow. The second is how far ABC's result moves on a change that changes nothing: a bound

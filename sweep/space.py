@@ -87,7 +87,7 @@ FAMILIES = ("bdr", "ocp", "fp", "int")
 #: ``flat`` is the standard flow under the name the comparisons use (``--flow flat``: the whole unit flattened
 #: and mapped at once; same tasks, same cache entries as ``standard``). ``lean`` is the standard flow with a
 #: lighter generic ABC pass (``pre_abc_script=LEAN_PRE_ABC_SCRIPT``: SAT sweeping capped, no choices before the
-#: generic mapping), ~1.5x less yosys CPU, areas within the flat flow's own noise (docs/sweep.md, "The lean flow").
+#: generic mapping), ~1.5x less yosys CPU, areas unbiased against the flat flow's (docs/sweep.md, "The lean flow").
 FLOWS = ("standard", "fast", "reuse", "flat", "lean")
 #: Mapping goals of a sweep (``[synth] goal``, ``--goal``; fpforge.synth.flow.GOALS): ``area`` maps for the least
 #: area, depth relaxed (``&nf -R 1000``: the MX paper's "synthesis maps for minimum area"), the default of an

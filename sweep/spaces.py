@@ -59,7 +59,7 @@ PAPER_RF_F = (16, 24, 32)
 
 
 def flows_sample(vectors=500) -> Space:
-    """Every 19th point of ``paper`` at r <= 32 (41 points across m, k1, k2, d2 and the kinds; the r = 64 units
+    """Every 19th point of ``paper`` at r <= 32 (43 points across m, k1, k2, d2 and the kinds; the r = 64 units
     take minutes each in the flat flow), in ``paper``'s flow: the flows compared with the flat one (the regress
     test of tests/test_sweep_flows.py, bench/sweep_flows.py)."""
     full = paper()

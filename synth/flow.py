@@ -124,15 +124,15 @@ FAST_AREA_ABC_SCRIPT: str = "strash; dc2; &get -n; &dch -f; &nf -R 1000; &put"
 #: ``abc`` pass (``help abc``, gate library) with its SAT sweeping capped at 100 conflicts per node (``&fraig -x``
 #: has no practical cap, 1,000,000: on some r = 32 and r = 64 dot units one SAT-hard node pair took 80 to 140 s
 #: of a unit's 90 to 150) and no choice computation before the generic mapping (``&dch -f``, which the liberty
-#: script computes again anyway). docs/sweep.md, "The lean flow": ~1.5x less yosys CPU, areas within the flat
-#: flow's own noise (bench/sweep_flows.py).
+#: script computes again anyway). docs/sweep.md, "The lean flow": ~1.5x less yosys CPU than the flat flow, areas
+#: within a few percent of its, median within :data:`LEAN_MEDIAN_TOLERANCE` (bench/sweep_flows.py).
 LEAN_PRE_ABC_SCRIPT: str = ("strash; &get -n; &fraig -x -C 100; &put; scorr; dc2; dretime; strash; &get -n; &nf; "
                             "&put")
 
 #: The lean flow against the flat one on a sample of >= 40 ``paper`` points (tests/test_sweep_flows.py, ``make
 #: regress``): each point within :data:`REUSE_AREA_TOLERANCE`, the median difference within this. A tighter
 #: per-point bound is below the flat flow's own noise: reordering its source's ``assign`` statements alone moves
-#: points by up to ~1 % (bench/sweep_flows.py, docs/sweep.md).
+#: points by up to 1.9 % (bench/sweep_flows.py, docs/sweep.md).
 LEAN_MEDIAN_TOLERANCE: float = 0.005
 
 _GOAL_SCRIPTS = {("delay", True): DEFAULT_ABC_SCRIPT, ("delay", False): FAST_ABC_SCRIPT,
