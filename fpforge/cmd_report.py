@@ -312,6 +312,10 @@ def _sweep_summary(folder=None) -> str:
         out += (f"; of the paper's {len(verdicts)} statements {agree} {'agrees' if agree == 1 else 'agree'}, "
                 f"{differ} {'differs' if differ == 1 else 'differ'}, each with the reason "
                 "([figure](docs/results/paper.png))")
+    cold = data.get("cold_run")
+    if cold:  # the run that computed every task, recorded by it (fpforge.sweep.run._cold_run)
+        m, sec = divmod(round(cold["seconds"]), 60)
+        out += f"; cold in {m} min {sec} s on {cold['executor']} ({cold['machine']}), seconds from its cache"
     return out
 
 

@@ -176,7 +176,9 @@ def test_readme_headline_is_built_from_the_json(tmp_path):
         date="2031-05-06 07:08 UTC", commit="commit 0123456789")
     put("sweep-paper", dict(points=12, frontier=["a", "mx4", "mx9"], claims=[
         dict(scale_bits_counted=False, rows=[dict(verdict="agrees"), dict(verdict="differs"), dict(verdict="n/a")]),
-        dict(scale_bits_counted=True, rows=[dict(verdict="agrees")] * 5)]))
+        dict(scale_bits_counted=True, rows=[dict(verdict="agrees")] * 5)],
+        cold_run=dict(seconds=2105.4, tasks=2435, executor="2 local processes", machine="2 cores, Zen",
+                      date="2031-05-06 07:08 UTC", commit="commit 0123456789")))
     md = headline_markdown(folder)
     rel = 50.0 / 100.0 * memory_accesses(6) / memory_accesses(8)
     assert "| FP32 → E4M3 encoder, round to nearest even | 1,234 GE (100 µm²) |" in md
@@ -186,6 +188,7 @@ def test_readme_headline_is_built_from_the_json(tmp_path):
     assert "| 2 of 3 rows, 1 with a mismatch (table of 2031-05-06, commit 0123456789; `make prove`) |" in md
     assert ("| 12 points, 3 on the Pareto frontier (MX9, MX4 among them); of the paper's 2 statements 1 agrees, "
             "1 differs, each") in md
+    assert "; cold in 35 min 5 s on 2 local processes (2 cores, Zen), seconds from its cache |" in md
 
 
 def test_results_json_out_of_shape_is_one_clear_error(tmp_path):
