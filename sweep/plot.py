@@ -57,7 +57,7 @@ def scale_caption(rows):
 
 
 # Label offsets tried around a point (points), nearest first.
-_OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.4, 1.8, 2.3, 2.7, 3.2, 3.8) for dx, dy in
+_OFFSETS = [(dx * s, dy * s) for s in (1.0, 1.4, 1.8, 2.3, 2.7, 3.2, 3.8, 4.5, 5.3) for dx, dy in
             ((14, 10), (14, -14), (-14, 10), (-14, -14), (0, 16), (0, -20), (22, 0), (-22, 0),
              (8, 18), (-8, 18), (8, -20), (-8, -20), (22, 6), (-22, 6), (22, -8), (-22, -8))]
 
@@ -95,7 +95,7 @@ def _place_labels(ax, fig, items, xy_all):
             x0 = ox if dx > 0 else ox - w if dx < 0 else ox - w / 2
             y0 = oy if dy > 0 else oy - h if dy < 0 else oy - h / 2
             box = Bbox.from_bounds(x0, y0, w, h)
-            score = 100 * sum(box.overlaps(b) for b in placed)
+            score = 2000 * sum(box.overlaps(b) for b in placed)  # (worse than leaving the axes: never, if avoidable)
             score += int(np.count_nonzero((pts_px[:, 0] >= box.x0 - 3) & (pts_px[:, 0] <= box.x1 + 3)
                                           & (pts_px[:, 1] >= box.y0 - 3) & (pts_px[:, 1] <= box.y1 + 3)))
             score += 100 * sum(1 for qx, qy in others if box.x0 - 6 <= qx <= box.x1 + 6 and box.y0 - 6 <= qy <= box.y1 + 6)
