@@ -10,7 +10,7 @@ Each unit's synthesis seconds are, in this order:
    the median of ``synth_s / shape_cost`` over the cached units of the same r and flow kind (reuse or not),
    else over all cached units of that flow kind, else over every cached unit;
 3. **fallback** (nothing cached): :data:`FALLBACK_S_PER_COST` times the shape model, calibrated on the cold
-   ``paper`` run of docs/sweep.md (median 7.4 s per unit at r = 16 … 64 on the standard and reuse flows).
+   ``paper`` run of docs/sweep.md.
 
 The cached units come from the space itself (looked up by key, as a run would) and from every other dot unit
 in the cache (its shape read from its module name, ``fpforge_dot_bdr_m<M>_k<K1>_..._r<R>_f<F>``).
@@ -32,10 +32,10 @@ from ..golden.errors import FpforgeTypeError, FpforgeValueError
 __all__ = ["FALLBACK_S_PER_COST", "Estimate", "estimate", "shape_cost"]
 
 #: Seconds of synthesis per unit of :func:`shape_cost` when the cache holds no unit to fit on: calibrated on the
-#: cold ``paper`` run of docs/sweep.md (area goal, reuse flow: 61 min of synthesis summed over its 798 BDR-named
-#: units, 34 min 8 s on 2 cores of an AMD EPYC machine). The delay goal's run (72 min 27 s, on an Intel Xeon
-#: machine) gave 1.15.
-FALLBACK_S_PER_COST = 0.52
+#: cold ``paper`` run of docs/sweep.md (area goal, lean flow: the median over its 798 BDR-named units; 65 min of
+#: synthesis summed over its 812 units, 34 min 47 s on 2 cores of an AMD EPYC machine). The reuse flow's run gave
+#: 0.52, the delay goal's (on an Intel Xeon machine) 1.15.
+FALLBACK_S_PER_COST = 0.55
 #: Seconds per point (QSNR at the space's vectors, scaled from 10,000) and per unit (Verilog generation)
 #: before any synthesis, measured on the AMD EPYC machine of the cold run: QSNR of the 811 ``paper`` points in
 #: 27 s on 2 processes (``bench-sweep``), the Verilog of 30 of its units 0.32 s each (the first cold run, on
