@@ -265,12 +265,12 @@ def test_auto_f_is_the_smallest_window_with_99_percent_exact(tmp_path):
     assert frac(f) >= 0.99 and frac(f - 1) < 0.99
 
 
-def test_the_reuse_flow_is_the_paper_spaces_and_keys_its_own_cache_entries(tmp_path):
+def test_the_reuse_flow_keys_its_own_cache_entries_and_the_paper_spaces_use_lean(tmp_path):
     from fpforge.sweep.evaluate import area_key, unit_spec
     from fpforge.sweep.run import _area
     from fpforge.synth.flow import REUSE_RULE
 
-    assert SPACES["paper"]().flow == SPACES["paper-sample"]().flow == "reuse"
+    assert SPACES["paper"]().flow == SPACES["paper-sample"]().flow == SPACES["paper-rf"]().flow == "lean"
     sp = load_space(_space(tmp_path, TINY + '[synth]\nflow = "reuse"\n'))
     assert sp.flow == "reuse"
     unit = unit_spec(sp.points[0], sp.r, sp.f)
