@@ -36,7 +36,14 @@ from concurrent.futures import ProcessPoolExecutor
 from fpforge import sweep
 from fpforge.jobs import Store, cache_dir, digest, executor
 from fpforge.jobs.results import machine, write_section
-from fpforge.sweep.estimate import GENERATE_S_PER_UNIT, QSNR_S_PER_POINT, _dur, _makespan, estimate, shape_cost
+from fpforge.sweep.estimate import (
+    GENERATE_S_PER_UNIT,
+    QSNR_S_PER_POINT,
+    _makespan,
+    estimate,
+    format_duration,
+    shape_cost,
+)
 from fpforge.sweep.evaluate import _generate, task_unit, unit_spec
 from fpforge.sweep.space import Space
 from fpforge.sweep.spaces import flows_sample
@@ -163,7 +170,7 @@ def main():
         dl = delta.get(f)
         d = (f"{100 * min(dl):+.2f} % / {100 * statistics.median(dl):+.2f} % / {100 * max(dl):+.2f} %" if dl
              else "(the reference)")
-        summary.append(f"| {f} | {by_r} | {d} | {_dur(est[f][0])} | {_dur(est[f][1])} |")
+        summary.append(f"| {f} | {by_r} | {d} | {format_duration(est[f][0])} | {format_duration(est[f][1])} |")
     summary.append(
         f"\nSample of {len(names)} units of the `paper` space (r = 16 and 32), one factor per flow (the median of CPU "
         f"seconds / shape model over the sample). Speed-up of the yosys CPU over the flat flow, extrapolated to the paper's {len(units)} "

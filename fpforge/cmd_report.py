@@ -314,8 +314,9 @@ def _sweep_summary(folder=None) -> str:
                 "([figure](docs/results/paper.png))")
     cold = data.get("cold_run")
     if cold:  # the run that computed every task, recorded by it (fpforge.sweep.run._cold_run)
-        m, sec = divmod(round(cold["seconds"]), 60)
-        out += f"; cold in {m} min {sec} s on {cold['executor']} ({cold['machine']}), seconds from its cache"
+        from .sweep.estimate import format_duration
+
+        out += f"; cold in {format_duration(cold['seconds'])} on {cold['executor']} ({cold['machine']}), seconds from its cache"
     return out
 
 

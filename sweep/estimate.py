@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from ..golden.errors import FpforgeTypeError, FpforgeValueError
 
-__all__ = ["FALLBACK_S_PER_COST", "Estimate", "estimate", "shape_cost"]
+__all__ = ["FALLBACK_S_PER_COST", "Estimate", "estimate", "format_duration", "shape_cost"]
 
 #: Seconds of synthesis per unit of :func:`shape_cost` when the cache holds no unit to fit on: calibrated on the
 #: cold ``paper`` run of docs/sweep.md (area goal, lean flow: the median over its 798 BDR-named units; 65 min of
@@ -79,32 +79,36 @@ class Estimate:
         pts = f"{self.points} point{'s' * (self.points != 1)}"
         if not self.units:
             return (f"estimate for sweep {self.space}: {pts}, QSNR only (no synthesis)\n"
-                    f"projected cold time on {self.where}: {_dur(self.wall_s)}\n(nothing was run; an estimate)")
+                    f"projected cold time on {self.where}: {format_duration(self.wall_s)}\n(nothing was run; an estimate)")
         lines = [f"estimate for sweep {self.space} (flow {self.flow}): {pts}, {len(self.units)} units "
                  f"to synthesize ({how})"]
         for r in sorted({u[0] for u in self.units}):
             ts = [u[2] for u in self.units if u[0] == r]
-            lines.append(f"  r = {r}: {len(ts)} units, synthesis per unit median {_dur(statistics.median(ts))}, "
-                         f"max {_dur(max(ts))}, {_dur(sum(ts))} in all")
-        lines.append(f"projected cold time on {self.where}: {_dur(self.wall_s)} (QSNR and Verilog "
-                     f"{_dur(self.front_s)}, synthesis {_dur(self.wall_s - self.front_s)}; {_dur(self.synth_s)} of "
+            lines.append(f"  r = {r}: {len(ts)} units, synthesis per unit median {format_duration(statistics.median(ts))}, "
+                         f"max {format_duration(max(ts))}, {format_duration(sum(ts))} in all")
+        lines.append(f"projected cold time on {self.where}: {format_duration(self.wall_s)} (QSNR and Verilog "
+                     f"{format_duration(self.front_s)}, synthesis {format_duration(self.wall_s - self.front_s)}; {format_duration(self.synth_s)} of "
                      f"synthesis summed over the units)")
         if self.cached_units:
             lines.append(f"with this cache: {self.cached_units} of the {len(self.units)} units are cached already; "
-                         f"the synthesis left takes about {_dur(self.remaining_s)} on {self.where}")
+                         f"the synthesis left takes about {format_duration(self.remaining_s)} on {self.where}")
         lines.append("(nothing was run; an estimate: a loaded machine or another yosys build takes longer)")
         return "\n".join(lines)
 
     __str__ = text
 
 
-def _dur(s) -> str:
+def format_duration(s) -> str:
+    """Seconds as the docs write them: ``12.3 s``, ``34 min 47 s``, ``1 h 46 min`` (rounded as a whole, so 119.6 s
+    is ``2 min 00 s``, never ``1 min 60 s``)."""
     s = float(s)
-    if s < 60:
+    if s < 59.95:
         return f"{s:.1f} s"
-    if s < 3600:
-        return f"{int(s // 60)} min {int(round(s % 60)):02d} s"
-    return f"{int(s // 3600)} h {int(round(s % 3600 / 60)):02d} min"
+    if s < 3599.5:
+        m, sec = divmod(round(s), 60)
+        return f"{m} min {sec:02d} s"
+    h, m = divmod(round(s / 60), 60)
+    return f"{h} h {m:02d} min"
 
 
 def _where(workers, local) -> str:

@@ -93,9 +93,10 @@ def axes_markdown(result) -> str:
 
 def _cold_words(cold) -> str:
     """The sentence of a measured cold run (:func:`fpforge.sweep.run._cold_run`)."""
-    m, s = divmod(round(cold["seconds"]), 60)
+    from .estimate import format_duration
+
     return (f" Cold run that made these results (every one of its {cold['tasks']:,} tasks computed, none cached): "
-            f"**{m} min {s} s** wall on {cold['executor']}, {cold['date']}, {cold['machine']}, {cold['commit']}.")
+            f"**{format_duration(cold['seconds'])}** wall on {cold['executor']}, {cold['date']}, {cold['machine']}, {cold['commit']}.")
 
 
 def write_results(result, command, results_path=None, from_csv=None, facet=None) -> Path:

@@ -188,7 +188,7 @@ def test_readme_headline_is_built_from_the_json(tmp_path):
     assert "| 2 of 3 rows, 1 with a mismatch (table of 2031-05-06, commit 0123456789; `make prove`) |" in md
     assert ("| 12 points, 3 on the Pareto frontier (MX9, MX4 among them); of the paper's 2 statements 1 agrees, "
             "1 differs, each") in md
-    assert "; cold in 35 min 5 s on 2 local processes (2 cores, Zen), seconds from its cache |" in md
+    assert "; cold in 35 min 05 s on 2 local processes (2 cores, Zen), seconds from its cache |" in md
 
 
 def test_results_json_out_of_shape_is_one_clear_error(tmp_path):

@@ -105,3 +105,10 @@ def test_a_cold_run_is_recorded_and_a_warm_rerun_of_the_same_results_reports_it(
     other = [dict(rows[0], area_um2=1234.6), rows[1]]
     assert _cold_run(store, sp, other, warm, []) is None  # other numbers: the record does not describe them
     assert "**12 min 34 s** wall on 2 local processes" in _cold_words(rec)
+
+
+def test_durations_round_as_a_whole():
+    from fpforge.sweep.estimate import format_duration
+
+    assert [format_duration(s) for s in (12.34, 59.96, 119.6, 2086.9, 3599.6, 6330.0)] == [
+        "12.3 s", "1 min 00 s", "2 min 00 s", "34 min 47 s", "1 h 00 min", "1 h 46 min"]
