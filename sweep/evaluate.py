@@ -312,7 +312,8 @@ def area_task(task) -> dict:
         kw["workload"] = task_spec(task["unit"])[0]
     # (PPA without a space's own ABC script: the flow's delay-target script)
     rep = synthesize(verilog, top, liberty=task.get("liberty"), pre_abc=task.get("pre_abc", True),
-                     pre_abc_script=task.get("pre_abc_script"), reuse=bool(task.get("reuse")), timeout=SWEEP_SYNTH_TIMEOUT_S, **kw)
+                     pre_abc_script=task.get("pre_abc_script"), reuse=bool(task.get("reuse")),
+                     timeout=SWEEP_SYNTH_TIMEOUT_S, **kw)
     t2 = time.perf_counter()
     backend, version = yosys_backend()
     out = dict(area_um2=rep["area_um2"], ge=rep["ge"], cell_count=rep["cell_count"],

@@ -166,7 +166,8 @@ def write_results(result, command, results_path=None, from_csv=None, facet=None)
     from .table import SCALED_FAMILIES as scaled
 
     readings = (False, True) if any(r.get("family") in scaled for r in result.rows) else (False,)
-    data = dict(space=sp.name, flow=sp.flow, goal=sp.goal, points=len(result.rows), failures=len(result.failures), csv=f"results/{sp.name}.csv",
+    data = dict(space=sp.name, flow=sp.flow, goal=sp.goal, points=len(result.rows), failures=len(result.failures),
+                csv=f"results/{sp.name}.csv",
                 frontier=[r["name"] for r in front], named=named,
                 claims=[dict(scale_bits_counted=c, rows=check_claims(result, c)) for c in readings] if has_cost else [],
                 synthesis=synth_now or synth_note, measured=measured, cold_run=cold)

@@ -233,14 +233,12 @@ def _cold_run(store, space, rows, stats, failures):
     took to make); None when none was. The record is keyed by the space and a digest of every point's QSNR and
     area, so it never describes other numbers."""
     import datetime
-    import hashlib
 
-    from ..jobs import digest as jobs_digest
+    from ..jobs import digest
     from ..jobs.results import _commit, machine
 
-    digest = hashlib.sha256(canonical_json([[r.get("name"), r.get("r"), r.get("f"), r.get("qsnr_db"),
-                                             r.get("area_um2")] for r in rows]).encode()).hexdigest()
-    key = jobs_digest(dict(kind="sweep-cold-run", space=space.name, results=digest))
+    key = digest(dict(kind="sweep-cold-run", space=space.name,
+                      results=[[r.get(c) for c in ("name", "r", "f", "qsnr_db", "area_um2")] for r in rows]))
     if stats["cached"] == 0 and not failures and stats.get("failed", 0) == 0:
         store.put(key, dict(seconds=round(stats["seconds"], 1), tasks=stats["tasks"], executor=stats["executor"],
                             machine=machine(), commit=_commit(),

@@ -139,7 +139,6 @@ _GOAL_SCRIPTS = {("delay", True): DEFAULT_ABC_SCRIPT, ("delay", False): FAST_ABC
                  ("area", True): AREA_ABC_SCRIPT, ("area", False): FAST_AREA_ABC_SCRIPT}
 
 
-
 def goal_script(goal: str, pre_abc: bool = True) -> str:
     """The liberty ABC script of mapping goal ``goal`` (:data:`GOALS`) in the flow with (``pre_abc``) or without
     ``synth``'s generic ABC pass: what ``synthesize`` runs when no ``abc_script`` is given."""
@@ -331,8 +330,8 @@ def synthesize(
     if ppa is not None and goal == "area":
         return _area_at_clock(verilog, top, ppa, dict(
             liberty=liberty, keep_hierarchy=keep_hierarchy, timeout=timeout, netlist=netlist, pre_abc=pre_abc,
-            pre_abc_script=pre_abc_script, reuse=reuse, clock_ns=clock_ns, power=power, activity=activity, ops_per_cycle=ops_per_cycle,
-            workload=workload))
+            pre_abc_script=pre_abc_script, reuse=reuse, clock_ns=clock_ns, power=power, activity=activity,
+            ops_per_cycle=ops_per_cycle, workload=workload))
     if ppa is not None and abc_script is None:
         abc_script = ppa["abc_script"]
     script = goal_script(goal, pre_abc) if abc_script is None else abc_script
