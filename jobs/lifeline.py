@@ -15,6 +15,8 @@
   the process that started them — so a yosys, Verilator or harness started by a process that dies is
   killed by the kernel. The signal follows the *thread* that started the child: fpforge waits for its
   tools in the thread that started them, so that thread outlives the child.
+* A tool cut by its **timeout** (``synth.yosys.run_script``) goes with what it started (yosys' ``yosys-abc``
+  runs): :func:`kill_tree`.
 * multiprocessing's **forkserver** exits when its last client (the main process and the workers, which hold
   its "alive" pipe) is gone, and the **resource tracker** when the last holder of its pipe is gone: both
   follow the workers within a second.
@@ -35,7 +37,7 @@ import signal
 import sys
 import threading
 
-__all__ = ["POLL_S", "kill_group", "popen_kwargs", "set_parent_death_signal", "worker_lifeline"]
+__all__ = ["POLL_S", "kill_group", "kill_tree", "popen_kwargs", "set_parent_death_signal", "worker_lifeline"]
 
 #: Seconds between two checks of ``os.getppid()`` by a worker's watchdog (the parent sentinel is immediate).
 POLL_S = 0.5
@@ -89,6 +91,36 @@ def kill_group(pid: int, sig=signal.SIGKILL) -> None:
     reaches the tools of a worker that already died; nothing if the group is gone."""
     with contextlib.suppress(OSError):
         os.killpg(pid, sig)
+
+
+def _children() -> dict[int, list[int]]:
+    """``{pid: [child pids]}`` of the running processes (Linux ``/proc``; empty elsewhere)."""
+    kids: dict[int, list[int]] = {}
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])  # (the command name may hold spaces)
+            except (OSError, ValueError, IndexError):
+                continue
+            kids.setdefault(ppid, []).append(int(name))
+    return kids
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid`` and all its descendants: ``pid`` is stopped first, so that it starts no process while
+    its descendants are found and killed, then killed itself."""
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGSTOP)
+    kids = _children()
+    todo = list(kids.get(pid, []))
+    while todo:
+        p = todo.pop()
+        todo += kids.get(p, [])
+        with contextlib.suppress(OSError):
+            os.kill(p, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
 
 
 def _end_group():

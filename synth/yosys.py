@@ -12,18 +12,16 @@ Three builds of the same yosys can run the flow, chosen in this order unless ``F
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib.metadata
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from ..jobs.lifeline import popen_kwargs
+from ..jobs.lifeline import kill_tree, popen_kwargs
 from .errors import SynthError
 
 __all__ = ["BACKENDS", "check_yosys_cache", "run_script", "yosys_backend", "yosys_compile_pending", "crash_summary",
@@ -200,36 +198,6 @@ def yosys_backend() -> tuple[str, str]:
     """
     name, _, version = _select()
     return name, version
-
-
-def _children() -> dict[int, list[int]]:
-    """``{pid: [child pids]}`` of the running processes (Linux ``/proc``; empty elsewhere)."""
-    kids: dict[int, list[int]] = {}
-    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])  # (the command name may hold spaces)
-            except (OSError, ValueError, IndexError):
-                continue
-            kids.setdefault(ppid, []).append(int(name))
-    return kids
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL ``pid`` and all its descendants: ``pid`` is stopped first, so that it starts no process while
-    its descendants are found and killed, then killed itself."""
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGSTOP)
-    kids = _children()
-    todo = list(kids.get(pid, []))
-    while todo:
-        p = todo.pop()
-        todo += kids.get(p, [])
-        with contextlib.suppress(OSError):
-            os.kill(p, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        os.kill(pid, signal.SIGKILL)
 
 
 def run_script(work: Path, script: str, timeout: float | None, what: str = "") -> tuple[subprocess.CompletedProcess, str]:
