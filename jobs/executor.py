@@ -178,6 +178,7 @@ class _LocalExecutor(Executor):
     def _shutdown(self):
         if self._pool is not None:
             procs = list(getattr(self._pool, "_processes", {}).values() or ())
+            manager = getattr(self._pool, "_executor_manager_thread", None)  # (shutdown forgets it)
             self._pool.shutdown(wait=False, cancel_futures=True)
             for p in procs:  # each worker leads a process group: it and the tools it started (yosys, harness)
                 with contextlib.suppress(Exception):
@@ -187,6 +188,14 @@ class _LocalExecutor(Executor):
             for p in procs:
                 with contextlib.suppress(Exception):
                     p.join(5)
+            # Wait for the pool's manager thread, which closes its wake-up pipe as it ends. At interpreter exit,
+            # Python 3.11's concurrent.futures writes to every pool's pipe without a lock; a close racing that write
+            # printed "Exception ignored ... OSError: [Errno 9] Bad file descriptor" after Ctrl-C (once in a fresh
+            # clone's make test, tests/test_lifeline.py). Once the thread has ended, its pipe is marked closed and
+            # skipped.
+            if manager is not None:
+                with contextlib.suppress(Exception):
+                    manager.join(5)
             self._pool = None
         if self._started is not None:
             with contextlib.suppress(Exception):

@@ -125,6 +125,30 @@ def test_task_that_always_kills_its_worker_fails_after_retries(tmp_path):
     assert isinstance(out[1], TaskFailure) and "worker process died (3 attempts" in out[1].message
 
 
+def nap(task):
+    import time
+
+    time.sleep(task)
+    return task
+
+
+def test_a_local_executor_left_mid_run_ends_its_pool_manager_thread():
+    """Leaving a run mid-way (Ctrl-C does) ends the pool's manager thread before close() returns: at interpreter
+    exit Python 3.11 writes to a live manager's wake-up pipe without a lock, and a close racing that write printed
+    a traceback (OSError: Bad file descriptor) after "fpforge: interrupted" (tests/test_lifeline.py)."""
+    import threading
+    from concurrent.futures import process
+
+    with executor(jobs=2) as ex:
+        results = ex.run(nap, [(0, 0.0), (1, 30.0), (2, 30.0)])
+        assert next(results) == (0, 0.0)  # the other two are running
+        managers = [t for t in threading.enumerate() if isinstance(t, process._ExecutorManagerThread)]
+        assert managers
+        results.close()
+    assert not any(t.is_alive() for t in managers)
+    assert all(w._closed for t, w in process._threads_wakeups.items() if t in managers)
+
+
 def test_executor_argument_errors():
     with pytest.raises(FpforgeValueError, match="not both"):
         with executor(jobs=2, scheduler="tcp://127.0.0.1:1"):
