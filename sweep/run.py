@@ -52,14 +52,12 @@ def _area(space, spec):
         task.update(clock_ns=space.clock_ns, activity=space.activity)
     if space.goal == "area":  # (absent for delay: its tasks and keys stay fpforge synth's and the area tables')
         task["goal"] = "area"
-    if space.flow == "fast":
-        task["pre_abc"] = False  # (absent for the standard flow: its cache keys stay those of the area tables)
-    elif space.flow == "reuse" and spec.format not in REUSE_STANDARD:
-        task["reuse"] = True
-    elif space.flow == "lean":
-        from ..synth.flow import LEAN_PRE_ABC_SCRIPT
+    # fast: pre_abc=False, reuse: reuse=True, lean: pre_abc_script (none for the standard and flat flows: their
+    # cache keys stay those of the area tables)
+    if not (space.flow == "reuse" and spec.format in REUSE_STANDARD):
+        from ..synth.flow import flow_options
 
-        task["pre_abc_script"] = LEAN_PRE_ABC_SCRIPT
+        task.update(flow_options(space.flow))
     return task
 
 

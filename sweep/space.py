@@ -71,6 +71,7 @@ from ..golden.block import BlockFormat, MXFormat, bdr
 from ..golden.checks import MAX_SEED
 from ..golden.dot import F_RANGE, MAX_R
 from ..golden.errors import FpforgeTypeError, FpforgeValueError, UnknownName
+from ..synth.flow import FLOWS as _SYNTH_FLOWS
 from .points import POINT_FIELDS, Point
 
 __all__ = ["BDR_PRESETS", "DEFAULT_SEED", "DEFAULT_VECTORS", "FAMILIES", "LARGE_GRID", "MAX_POINTS", "MAX_VECTORS",
@@ -88,7 +89,7 @@ FAMILIES = ("bdr", "ocp", "fp", "int")
 #: and mapped at once; same tasks, same cache entries as ``standard``). ``lean`` is the standard flow with a
 #: lighter generic ABC pass (``pre_abc_script=LEAN_PRE_ABC_SCRIPT``: SAT sweeping capped, no choices before the
 #: generic mapping), ~1.5x less yosys CPU, areas unbiased against the flat flow's (docs/sweep.md, "The lean flow").
-FLOWS = ("standard", "fast", "reuse", "flat", "lean")
+FLOWS = _SYNTH_FLOWS
 #: Mapping goals of a sweep (``[synth] goal``, ``--goal``; fpforge.synth.flow.GOALS): ``area`` maps for the least
 #: area, depth relaxed (``&nf -R 1000``: the MX paper's "synthesis maps for minimum area"), the default of an
 #: area-only sweep; ``delay`` is ``fpforge synth``'s default (minimum depth, then area), the default with PPA,

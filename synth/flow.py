@@ -83,6 +83,7 @@ __all__ = [
     "FAST_AREA_ABC_SCRIPT",
     "GOALS",
     "DEFAULT_LIBERTY",
+    "FLOWS",
     "LEAN_MEDIAN_TOLERANCE",
     "LEAN_PRE_ABC_SCRIPT",
     "REUSE_AREA_TOLERANCE",
@@ -90,6 +91,7 @@ __all__ = [
     "REUSE_MODULE",
     "REUSE_RULE",
     "SynthError",
+    "flow_options",
     "format_report",
     "goal_script",
     "nand2_reference",
@@ -134,6 +136,26 @@ LEAN_PRE_ABC_SCRIPT: str = ("strash; &get -n; &fraig -x -C 100; &put; scorr; dc2
 #: per-point bound is below the flat flow's own noise: reordering its source's ``assign`` statements alone moves
 #: points by up to 1.9 % (bench/sweep_flows.py, docs/sweep.md).
 LEAN_MEDIAN_TOLERANCE: float = 0.005
+
+#: Synthesis flows (``fpforge synth --flow``, ``fpforge sweep --flow``, a space's ``[synth] flow``; docs/synth.md,
+#: "Flows"): ``standard`` (the default) flattens the unit and runs ``synth`` with its generic ABC pass, then the
+#: liberty mapping; ``flat`` is the same flow under the name the comparisons use; ``fast`` skips the generic pass;
+#: ``reuse`` synthesizes each multiplier once per shape and counts it per instance; ``lean`` runs a lighter
+#: generic pass (:data:`LEAN_PRE_ABC_SCRIPT`).
+FLOWS: tuple[str, ...] = ("standard", "fast", "reuse", "flat", "lean")
+
+
+def flow_options(flow: str) -> dict:
+    """The :func:`synthesize` arguments of flow ``flow`` (:data:`FLOWS`)."""
+    from ..golden.errors import FpforgeTypeError, FpforgeValueError
+
+    if not isinstance(flow, str):
+        raise FpforgeTypeError(f"flow must be a string, not {type(flow).__name__}")
+    if flow not in FLOWS:
+        raise FpforgeValueError(f"unknown flow {flow!r}; valid: {', '.join(FLOWS)}")
+    return {"fast": dict(pre_abc=False), "reuse": dict(reuse=True),
+            "lean": dict(pre_abc_script=LEAN_PRE_ABC_SCRIPT)}.get(flow, {})
+
 
 _GOAL_SCRIPTS = {("delay", True): DEFAULT_ABC_SCRIPT, ("delay", False): FAST_ABC_SCRIPT,
                  ("area", True): AREA_ABC_SCRIPT, ("area", False): FAST_AREA_ABC_SCRIPT}
@@ -746,6 +768,8 @@ def format_report(report: dict) -> str:
         ("logic depth", f"{report.get('logic_depth')} cells"),
         ("cells", str(report.get("cell_count"))),
     ]
+    if report.get("flow") not in (None, "standard"):  # (set by fpforge synth --flow)
+        rows.append(("flow", str(report["flow"])))
     if report.get("goal") == "area":  # the default (delay) report stays as it was
         rows.append(("goal", "area (depth relaxed for less area)"))
         for c in report.get("goal_candidates") or ():

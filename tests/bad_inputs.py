@@ -887,6 +887,17 @@ _GOAL_CASES = [
     ("sweep-goal-area-table", ["sweep", "area-fp8", "--goal", "area"], "apply to dot-product spaces"),
 ]
 
+# the synthesis flow of fpforge synth (issue 33, the sweep's flows for one unit): checked before the library or yosys
+_FLOW_CASES = [
+    ("synth-flow-unknown", ["synth", "encoder", "-f", "e5m2", "--flow", "quick"],
+     "unknown --flow 'quick'; valid: standard, fast, reuse, flat, lean"),
+    ("synth-flow-case", ["synth", "encoder", "-f", "e5m2", "--flow", "Lean"], "unknown --flow 'Lean'; valid:"),
+    ("synth-flow-reuse-clock", ["synth", "encoder", "-f", "e5m2", "--flow", "reuse", "--clock-ns", "2",
+                                "--liberty", "osu018"], "--flow reuse counts multiplier instances"),
+    ("synth-flow-reuse-hierarchy", ["synth", "encoder", "-f", "e5m2", "--flow", "reuse", "--keep-hierarchy"],
+     "drop --keep-hierarchy"),
+]
+
 # the dot unit's datapath (issue 34, item 1): anchored needs the exact window; checked before any build
 _DP = ["verilog", "dot", "--preset", "e4m3", "--r", "8", "--datapath"]
 _DATAPATH_CASES = [
@@ -1135,7 +1146,7 @@ CLI_CASES = (_rows("", _GLOBAL) + _rows("", _TABLE) + _rows("", _PLOT) + _rows("
              + _rows("", _WINDOW_BITS_CASES) + _rows("", _PPA_CASES) + _rows("", _EQUIV_CASES)
              + _rows("", _FUSESOC_CASES) + _rows("", _LATENCY_CASES) + _rows("", _RF_CASES)
              + _rows("", _CLUSTER_CASES) + _rows("", _SWEEP_PPA_CASES)
-             + _rows("", _GOAL_CASES)
+             + _rows("", _GOAL_CASES) + _rows("", _FLOW_CASES)
              + _rows("", _PROVE_DOT_CASES)
              + _rows("", _WORKLOAD_CASES)
              + _rows("", _SIM_DESIGN_CASES)
@@ -1768,6 +1779,22 @@ def _goal_api_cases():
 
 
 API_CASES += _goal_api_cases()
+
+
+def _flow_api_cases():
+    """synth.flow_options(flow): a name of FLOWS, no cast."""
+    from fpforge.synth.flow import flow_options
+
+    V, T = ValueError, TypeError
+    return [
+        ("synth-api-flow-unknown", lambda: flow_options("quick"), V,
+         "unknown flow 'quick'; valid: standard, fast, reuse, flat, lean"),
+        ("synth-api-flow-case", lambda: flow_options("LEAN"), V, "unknown flow 'LEAN'"),
+        ("synth-api-flow-none", lambda: flow_options(None), T, "flow must be a string, not NoneType"),
+    ]
+
+
+API_CASES += _flow_api_cases()
 
 
 def _sweep_ppa_api_cases():

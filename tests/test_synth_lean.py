@@ -5,6 +5,8 @@ The >= 40-point comparison against the flat flow is ``make regress`` (tests/test
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fpforge.hw import build_unit, to_verilog
@@ -64,3 +66,16 @@ def test_the_lean_flow_is_the_paper_default_and_keys_its_script_apart():
     flat = area_key(dict(_area(sp.with_(flow="flat"), unit_spec(p, sp.rs[0], sp.fs[0])), **made))
     # the flat key is the one it always was (no pre_abc_script): lean areas never mix with flat ones
     assert "pre_abc_script" not in flat and key == dict(flat, pre_abc_script=flow.LEAN_PRE_ABC_SCRIPT)
+
+
+def test_fpforge_synth_flow_lean_runs_the_lean_generic_pass(tmp_path):
+    from fpforge.cli import main
+    from fpforge.hw import default_name
+
+    unit = build_unit(unit="encoder", format="e4m3")
+    api = synthesize(to_verilog(unit, default_name(unit)), default_name(unit), pre_abc_script=flow.LEAN_PRE_ABC_SCRIPT)
+    out = tmp_path / "r.json"
+    assert main(["synth", "encoder", "-f", "e4m3", "--flow", "lean", "--json", "-o", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    assert rep["flow"] == "lean" and rep["pre_abc_script"] == flow.LEAN_PRE_ABC_SCRIPT
+    assert rep["area_um2"] == api["area_um2"] and rep["cell_count"] == api["cell_count"]
