@@ -22,6 +22,10 @@ flat flow on the same Verilog with each run of ``assign`` statements shuffled (s
 order) against the flat flow. The second is how far ABC's result moves on a change that changes nothing: a bound
 tighter than it cannot be met by any flow that changes ABC's input.
 
+Flows tried for a faster cold ``paper`` (issue 33, item 1): on the same 43 points, the flat and lean flows and
+the candidates of :data:`CANDIDATES` (capping or dropping ABC steps, one liberty pass, and a hybrid of the reuse
+and lean flows), each measured in the same run: yosys CPU against the flat flow's, and area against it.
+
 Run: ``.venv/bin/python bench/sweep_flows.py [--results] [--jobs N]`` (``--results`` writes the
 ``sweep-flows`` section of docs/results.md).
 """
@@ -48,7 +52,7 @@ from fpforge.sweep.evaluate import _generate, task_unit, unit_spec
 from fpforge.sweep.space import Space
 from fpforge.sweep.spaces import flows_sample
 from fpforge.synth import synthesize, yosys_backend
-from fpforge.synth.flow import AREA_ABC_SCRIPT
+from fpforge.synth.flow import AREA_ABC_SCRIPT, LEAN_PRE_ABC_SCRIPT
 
 SAMPLE = ("e4m3", "mx9", "mx4", "mxfp8_e4m3", "mxint8", "int5", "bdr_m1_k16_d8_k2_d1", "bdr_m3_k4_d8_k1_d3",
           "bdr_m6_k2_d8_k2_d0", "bdr_m8_k16_d8_k1_d1", "bdr_m12_k16_d8_k4_d2", "bdr_m5_k32_d8_k8_d2")
@@ -119,6 +123,141 @@ def noise_floor(store, jobs):
                  "`flat-reordered`: the flat flow on the same Verilog with each run of `assign` statements shuffled "
                  f"(seed {REORDER_SEED}) — the same logic in another order, so its spread is ABC's own noise: no "
                  "flow that changes ABC's input can be held to a tighter bound per point.")
+    return lines, data, res, units
+
+
+#: yosys 0.70's own script of synth's generic ``abc`` pass (tests/test_synth_lean.py checks that given explicitly it
+#: is the flat flow exactly); the candidates below are edits of it or of the lean script.
+_YOSYS_GENERIC = "strash; &get -n; &fraig -x; &put; scorr; dc2; dretime; strash; &get -n; &dch -f; &nf; &put"
+#: Flows tried for issue 33's item 1 (beyond flat, lean and reuse, which are sweep flows): the name, what it
+#: changes, and ``synthesize`` arguments (``"hybrid"``: :func:`_hybrid`). Every one maps for area.
+CANDIDATES = (
+    ("flat", "the reference: the whole unit flattened, yosys' own generic pass (`--flow flat`)",
+     dict(abc_script=AREA_ABC_SCRIPT)),
+    ("lean", "the `paper` spaces' flow (`--flow lean`)",
+     dict(pre_abc_script=LEAN_PRE_ABC_SCRIPT, abc_script=AREA_ABC_SCRIPT)),
+    ("fraig capped", "yosys' generic pass with `&fraig -x -C 100` only (it keeps its `&dch -f`)",
+     dict(pre_abc_script=_YOSYS_GENERIC.replace("&fraig -x", "&fraig -x -C 100"), abc_script=AREA_ABC_SCRIPT)),
+    ("lean, no fraig", "the lean generic pass without `&fraig`",
+     dict(pre_abc_script=LEAN_PRE_ABC_SCRIPT.replace("&get -n; &fraig -x -C 100; &put; ", ""),
+          abc_script=AREA_ABC_SCRIPT)),
+    ("lean, dch -C 300", "lean, and the liberty mapping's choices capped at 300 conflicts (`&dch -f -C 300`)",
+     dict(pre_abc_script=LEAN_PRE_ABC_SCRIPT, abc_script=AREA_ABC_SCRIPT.replace("&dch -f", "&dch -f -C 300"))),
+    ("one pass", "no generic pass; one liberty pass with the generic pass's rewriting (`&fraig -x -C 100; dc2; "
+     "dretime`) first",
+     dict(pre_abc=False, abc_script="strash; &get -n; &fraig -x -C 100; &put; dc2; dretime; strash; &get -n; "
+                                    "&dch -f; &nf -R 1000; &put")),
+    ("hybrid", "lean, with the multipliers' front end and generic pass run once per shape (the reuse flow's "
+     "modules), then flattened and mapped to the liberty as one", "hybrid"),
+)
+#: Bumped when :func:`_hybrid` changes (its results are cached under it).
+_HYBRID_REV = 1
+
+
+def _hybrid(verilog, top):
+    """Area of the hybrid candidate: the reuse flow's front end (every reusable ``$mul`` an instance of one module
+    per shape), ``synth`` and the lean generic pass on that hierarchy (each module once), then ``flatten`` and the
+    liberty mapping of the whole flat unit. Built here from the reuse flow's parts: not a flow of fpforge."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from fpforge.synth import flow as F
+    from fpforge.synth.yosys import run_script
+
+    with tempfile.TemporaryDirectory(prefix="fpforge-bench-hybrid-") as tmp:
+        work = Path(tmp)
+        (work / "u.v").write_text(verilog)
+        (work / "cells.lib").write_text(Path(F.DEFAULT_LIBERTY).read_text())
+        (work / "gen.script").write_text(LEAN_PRE_ABC_SCRIPT + "\n")
+        (work / "abc.script").write_text(AREA_ABC_SCRIPT + "\n")
+
+        def fail(proc, log):
+            raise RuntimeError(f"yosys failed on {top}: {log[-500:]}")
+
+        front, reused = F._reuse_front(work, top, ["read_verilog u.v"], 1800, fail)
+        (work / "flow.ys").write_text("\n".join([
+            *front, f"synth -top {top} -noabc" + ("" if reused else " -flatten"), "abc -script gen.script",
+            "opt -fast", "flatten", "dfflibmap -liberty cells.lib", "abc -liberty cells.lib -script abc.script",
+            "opt_clean", "tee -q -o stat.json stat -json -liberty cells.lib", ""]))
+        proc, log = run_script(work, "flow.ys", 1800)
+        if proc.returncode != 0:
+            fail(proc, log)
+        st = json.loads((work / "stat.json").read_text())
+        return (st.get("design") or st["modules"]["\\" + top])["area"]
+
+
+def _candidate_area(job):
+    """(area, yosys CPU seconds) of one unit through one candidate."""
+    import resource
+
+    (top, verilog), kw = job
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    c0 = ru.ru_utime + ru.ru_stime
+    area = _hybrid(verilog, top) if kw == "hybrid" else synthesize(verilog, top, timeout=1800, **kw)["area_um2"]
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return area, ru.ru_utime + ru.ru_stime - c0
+
+
+def _cold_lean():
+    """The measured cold run of the ``paper`` section (docs/results/sweep-paper.json) when its flow is lean."""
+    import json
+    from pathlib import Path
+
+    try:
+        path = Path(__file__).resolve().parent.parent / "docs/results/sweep-paper.json"
+        data = json.loads(path.read_text())["data"]
+    except (OSError, ValueError, KeyError):
+        return None
+    return data.get("cold_run") if data.get("flow") == "lean" and data.get("cold_run") else None
+
+
+def candidates(store, jobs, res, units):
+    """Lines of the table of flows tried: each candidate on the points of ``flows_sample`` against the flat flow
+    (``res``: the sweep's flat and lean rows by point name; ``units``: name -> (top, Verilog))."""
+    names = [n for n in units if res["flat"].get(n, {}).get("area_um2") and res["lean"].get(n, {}).get("area_um2")]
+    rows = []
+    for name, what, kw in CANDIDATES:
+        flow = dict(hybrid=_HYBRID_REV, pre_abc_script=LEAN_PRE_ABC_SCRIPT, abc=AREA_ABC_SCRIPT) if kw == "hybrid" \
+            else kw
+        keys = {n: digest(dict(kind="bench-flow-candidate", verilog=hashlib.sha256(units[n][1].encode()).hexdigest(),
+                               top=units[n][0], flow=flow, yosys=list(yosys_backend()))) for n in names}
+        todo = [n for n in names if keys[n] not in store]
+        print(f"flow tried {name!r}: {len(todo)} of {len(names)} units to synthesize", file=sys.stderr, flush=True)
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for n, got in zip(todo, pool.map(_candidate_area, [(units[n], kw) for n in todo])):
+                store.put(keys[n], list(got))
+        rows.append((name, what, {n: tuple(store.get(keys[n])) for n in names}))
+    flat = rows[0][2]
+    for name in ("flat", "lean"):  # the same synthesize calls as the sweep's: the same netlists, the same areas
+        got = dict((r[0], r[2]) for r in rows)[name]
+        odd = [n for n in names if got[n][0] != res[name][n]["area_um2"]]
+        if odd:
+            print(f"warning: {name} here and in the sweep differ in area on {len(odd)} units ({odd[0]} ...)",
+                  file=sys.stderr)
+    flat_cpu = sum(flat[n][1] for n in names)
+    lean_cpu = sum(dict((r[0], r[2]) for r in rows)["lean"][n][1] for n in names)
+    cold = _cold_lean()
+    lines = ["| flow tried | what it changes | less yosys CPU than flat | area vs flat: min … max | median | "
+             "beyond ±0.5 % | beyond ±1 % | cold `paper`, scaled from the lean run |", "|---" * 8 + "|"]
+    data = {}
+    for name, what, got in rows:
+        d = sorted(100 * (got[n][0] / flat[n][0] - 1) for n in names)
+        cpu = sum(got[n][1] for n in names)
+        scaled = cold["seconds"] * cpu / lean_cpu if cold else None
+        lines.append(f"| {name} | {what} | {flat_cpu / cpu:.2f}× | {d[0]:+.2f} … {d[-1]:+.2f} % | "
+                     f"{statistics.median(d):+.2f} % | {sum(abs(x) > 0.5 for x in d)} | {sum(abs(x) > 1 for x in d)} | "
+                     f"{format_duration(scaled) if scaled else 'no lean cold run recorded'} |")
+        data[name] = dict(cpu_s=cpu, delta_pct=d, cold_paper_scaled_s=scaled)
+    lines.append(f"\nThe same {len(names)} points of `flows_sample`, area goal, every flow measured the same way (the "
+                 "same Verilog through `synthesize`, the hybrid through the reuse flow's parts; CPU seconds of the run "
+                 "that computed them, kept in the bench cache): yosys CPU summed over the points against the flat "
+                 f"flow's {flat_cpu:.0f} s. A flow's median against flat is its bias; its spread can be no narrower "
+                 "than the noise floor above."
+                 + (f" Last column: the measured cold `paper` run of the lean flow ({format_duration(cold['seconds'])}"
+                    f", {cold['executor']}, {cold['commit']}; the `paper` section) times the flow's yosys CPU over the "
+                    "lean flow's here, as if the whole run scaled with it (Verilog generation and QSNR do not: a lower "
+                    "bound; r = 64 units are not in the sample). Issue 33's target is < 25 min." if cold else ""))
     return lines, data
 
 
@@ -176,15 +315,16 @@ def main():
         f"seconds / shape model over the sample). Speed-up of the yosys CPU over the flat flow, extrapolated to the paper's {len(units)} "
         f"units: " + ", ".join(f"{f} {est['flat'][0] / est[f][0]:.2f}x" for f in FLOWS[1:])
         + f". CPU seconds measured when each unit was computed ({machine()}).")
-    floor, floor_data = noise_floor(store, args.jobs)
+    floor, floor_data, floor_res, floor_units = noise_floor(store, args.jobs)
+    tried, tried_data = candidates(store, args.jobs, floor_res, floor_units)
     text = "\n".join(lines + summary + ["", "### The noise floor: lean and a reordered flat flow against flat", ""]
-                     + floor)
+                     + floor + ["", "### Flows tried for a faster cold `paper` (issue 33, item 1)", ""] + tried)
     print(text)
     if args.results:
         write_section("sweep-flows", "## The synthesis flows side by side (sample of the `paper` space)\n\n" + text,
                       command="python bench/sweep_flows.py --results",
                       data=dict(text=text, delta={f: v for f, v in delta.items()}, noise_floor_pct=floor_data,
-                                cold_cpu_s={f: v[0] for f, v in est.items()},
+                                flows_tried=tried_data, cold_cpu_s={f: v[0] for f, v in est.items()},
                                 cold_wall_2_cores_s={f: v[1] for f, v in est.items()}))
     return 0
 
