@@ -316,7 +316,8 @@ def _sweep_summary(folder=None) -> str:
     if cold:  # the run that computed every task, recorded by it (fpforge.sweep.run._cold_run)
         from .sweep.estimate import format_duration
 
-        out += f"; cold in {format_duration(cold['seconds'])} on {cold['executor']} ({cold['machine']}), seconds from its cache"
+        out += (f"; cold in {format_duration(cold['seconds'])} on {cold['executor']} ({cold['machine']}), seconds "
+                "from its cache")
     return out
 
 

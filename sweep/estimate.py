@@ -79,16 +79,18 @@ class Estimate:
         pts = f"{self.points} point{'s' * (self.points != 1)}"
         if not self.units:
             return (f"estimate for sweep {self.space}: {pts}, QSNR only (no synthesis)\n"
-                    f"projected cold time on {self.where}: {format_duration(self.wall_s)}\n(nothing was run; an estimate)")
+                    f"projected cold time on {self.where}: {format_duration(self.wall_s)}\n"
+                    "(nothing was run; an estimate)")
         lines = [f"estimate for sweep {self.space} (flow {self.flow}): {pts}, {len(self.units)} units "
                  f"to synthesize ({how})"]
         for r in sorted({u[0] for u in self.units}):
             ts = [u[2] for u in self.units if u[0] == r]
-            lines.append(f"  r = {r}: {len(ts)} units, synthesis per unit median {format_duration(statistics.median(ts))}, "
-                         f"max {format_duration(max(ts))}, {format_duration(sum(ts))} in all")
+            lines.append(f"  r = {r}: {len(ts)} units, synthesis per unit median "
+                         f"{format_duration(statistics.median(ts))}, max {format_duration(max(ts))}, "
+                         f"{format_duration(sum(ts))} in all")
         lines.append(f"projected cold time on {self.where}: {format_duration(self.wall_s)} (QSNR and Verilog "
-                     f"{format_duration(self.front_s)}, synthesis {format_duration(self.wall_s - self.front_s)}; {format_duration(self.synth_s)} of "
-                     f"synthesis summed over the units)")
+                     f"{format_duration(self.front_s)}, synthesis {format_duration(self.wall_s - self.front_s)}; "
+                     f"{format_duration(self.synth_s)} of synthesis summed over the units)")
         if self.cached_units:
             lines.append(f"with this cache: {self.cached_units} of the {len(self.units)} units are cached already; "
                          f"the synthesis left takes about {format_duration(self.remaining_s)} on {self.where}")

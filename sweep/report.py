@@ -96,7 +96,8 @@ def _cold_words(cold) -> str:
     from .estimate import format_duration
 
     return (f" Cold run that made these results (every one of its {cold['tasks']:,} tasks computed, none cached): "
-            f"**{format_duration(cold['seconds'])}** wall on {cold['executor']}, {cold['date']}, {cold['machine']}, {cold['commit']}.")
+            f"**{format_duration(cold['seconds'])}** wall on {cold['executor']}, {cold['date']}, {cold['machine']}, "
+            f"{cold['commit']}.")
 
 
 def write_results(result, command, results_path=None, from_csv=None, facet=None) -> Path:
