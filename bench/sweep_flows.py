@@ -48,7 +48,7 @@ from fpforge.sweep.estimate import (
     format_duration,
     shape_cost,
 )
-from fpforge.sweep.evaluate import _generate, task_unit, unit_spec
+from fpforge.sweep.evaluate import _child_cpu, _generate, task_unit, unit_spec
 from fpforge.sweep.space import Space
 from fpforge.sweep.spaces import flows_sample
 from fpforge.synth import synthesize, yosys_backend
@@ -189,14 +189,10 @@ def _hybrid(verilog, top):
 
 def _candidate_area(job):
     """(area, yosys CPU seconds) of one unit through one candidate."""
-    import resource
-
     (top, verilog), kw = job
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    c0 = ru.ru_utime + ru.ru_stime
+    c0 = _child_cpu()  # (the sweep's own measure of yosys CPU, area_task's)
     area = _hybrid(verilog, top) if kw == "hybrid" else synthesize(verilog, top, timeout=1800, **kw)["area_um2"]
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return area, ru.ru_utime + ru.ru_stime - c0
+    return area, _child_cpu() - c0
 
 
 def _cold_lean():
@@ -228,15 +224,16 @@ def candidates(store, jobs, res, units):
             for n, got in zip(todo, pool.map(_candidate_area, [(units[n], kw) for n in todo])):
                 store.put(keys[n], list(got))
         rows.append((name, what, {n: tuple(store.get(keys[n])) for n in names}))
-    flat = rows[0][2]
+    by_flow = {name: got for name, _, got in rows}
+    flat = by_flow["flat"]
     for name in ("flat", "lean"):  # the same synthesize calls as the sweep's: the same netlists, the same areas
-        got = dict((r[0], r[2]) for r in rows)[name]
+        got = by_flow[name]
         odd = [n for n in names if got[n][0] != res[name][n]["area_um2"]]
         if odd:
             print(f"warning: {name} here and in the sweep differ in area on {len(odd)} units ({odd[0]} ...)",
                   file=sys.stderr)
     flat_cpu = sum(flat[n][1] for n in names)
-    lean_cpu = sum(dict((r[0], r[2]) for r in rows)["lean"][n][1] for n in names)
+    lean_cpu = sum(by_flow["lean"][n][1] for n in names)
     cold = _cold_lean()
     lines = ["| flow tried | what it changes | less yosys CPU than flat | area vs flat: min … max | median | "
              "beyond ±0.5 % | beyond ±1 % | cold `paper`, scaled from the lean run |", "|---" * 8 + "|"]
