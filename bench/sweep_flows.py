@@ -85,6 +85,23 @@ def reordered(verilog, seed=REORDER_SEED):
     return "\n".join(out)
 
 
+def _fill(store, keys, fn, jobs_by_name, label, jobs):
+    """``store[keys[n]] = fn(jobs_by_name[n])`` for every name whose key the store lacks, on ``jobs`` processes,
+    with a progress bar (rate, ETA) on a terminal."""
+    from fpforge.cliutil import progress_bar
+
+    todo = [n for n in jobs_by_name if keys[n] not in store]
+    print(f"{label}: {len(todo)} of {len(jobs_by_name)} units to synthesize", file=sys.stderr, flush=True)
+    bar = progress_bar(len(todo), label, "unit") if todo else None
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for n, got in zip(todo, pool.map(fn, [jobs_by_name[n] for n in todo])):
+            store.put(keys[n], list(got) if isinstance(got, tuple) else got)
+            if bar is not None:
+                bar.update()
+    if bar is not None:
+        bar.close()
+
+
 def _reordered_area(top_verilog):
     top, verilog = top_verilog
     return synthesize(reordered(verilog), top, abc_script=AREA_ABC_SCRIPT, timeout=1800)["area_um2"]
@@ -101,10 +118,7 @@ def noise_floor(store, jobs):
     units = {p["name"]: _generate(task_unit(unit_spec(p, sp.r_of(p), sp.f))) for p in sp.points}  # (top, Verilog)
     keys = {n: digest(dict(kind="bench-reordered", verilog=hashlib.sha256(v.encode()).hexdigest(), seed=REORDER_SEED,
                            abc=AREA_ABC_SCRIPT, yosys=list(yosys_backend()))) for n, (_, v) in units.items()}
-    todo = [n for n in units if keys[n] not in store]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for n, area in zip(todo, pool.map(_reordered_area, [units[n] for n in todo])):
-            store.put(keys[n], area)
+    _fill(store, keys, _reordered_area, {n: units[n] for n in units}, "flat, reordered", jobs)
     res["flat-reordered"] = {n: dict(area_um2=store.get(keys[n])) for n in units}
     names = [n for n in units if all(res[f].get(n, {}).get("area_um2") for f in res)]
     lines = ["| against the flat flow | points | min | 10th pct | median | 90th pct | max | beyond ±0.5 % | "
@@ -218,11 +232,7 @@ def candidates(store, jobs, res, units):
             else kw
         keys = {n: digest(dict(kind="bench-flow-candidate", verilog=hashlib.sha256(units[n][1].encode()).hexdigest(),
                                top=units[n][0], flow=flow, yosys=list(yosys_backend()))) for n in names}
-        todo = [n for n in names if keys[n] not in store]
-        print(f"flow tried {name!r}: {len(todo)} of {len(names)} units to synthesize", file=sys.stderr, flush=True)
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for n, got in zip(todo, pool.map(_candidate_area, [(units[n], kw) for n in todo])):
-                store.put(keys[n], list(got))
+        _fill(store, keys, _candidate_area, {n: (units[n], kw) for n in names}, f"flow tried {name!r}", jobs)
         rows.append((name, what, {n: tuple(store.get(keys[n])) for n in names}))
     by_flow = {name: got for name, _, got in rows}
     flat = by_flow["flat"]
